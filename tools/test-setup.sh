@@ -1,0 +1,61 @@
+#!/bin/bash
+# Create the users and databases oslo.db's opportunistic tests look for
+# (openstack_citest / openstack_citest) on the local MariaDB and
+# PostgreSQL. Idempotent; run by `tox -e functional`.
+#
+# A server that cannot be reached is reported, not fatal: the tests that
+# need it then skip on a developer machine and fail when CI is set.
+
+DB_USER=openstack_citest
+DB_PW=openstack_citest
+
+setup_mysql() {
+    local mysql
+    mysql=$(command -v mariadb || command -v mysql) || {
+        echo "test-setup: no mysql/mariadb client; MySQL tests cannot run" >&2
+        return 1
+    }
+    local -a root=("$mysql" -u root)
+    [ -n "${MYSQL_ROOT_PW:-}" ] && root+=("-p$MYSQL_ROOT_PW")
+    "${root[@]}" -e 'SELECT 1' >/dev/null 2>&1 ||
+        root+=(-h 127.0.0.1 -P 3306)
+    "${root[@]}" <<SQL || return 1
+CREATE USER IF NOT EXISTS '$DB_USER'@'%' IDENTIFIED BY '$DB_PW';
+CREATE USER IF NOT EXISTS '$DB_USER'@'localhost' IDENTIFIED BY '$DB_PW';
+GRANT ALL PRIVILEGES ON *.* TO '$DB_USER'@'%';
+GRANT ALL PRIVILEGES ON *.* TO '$DB_USER'@'localhost';
+FLUSH PRIVILEGES;
+CREATE DATABASE IF NOT EXISTS openstack_citest;
+SQL
+    echo "test-setup: MySQL user $DB_USER ready"
+}
+
+setup_postgresql() {
+    command -v psql >/dev/null || {
+        echo "test-setup: no psql client; PostgreSQL tests cannot run" >&2
+        return 1
+    }
+    local -a root=(psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -U postgres
+                   -d postgres)
+    "${root[@]}" <<SQL || return 1
+DO \$\$
+BEGIN
+    IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '$DB_USER') THEN
+        CREATE ROLE $DB_USER WITH LOGIN CREATEDB PASSWORD '$DB_PW';
+    ELSE
+        ALTER ROLE $DB_USER WITH LOGIN CREATEDB PASSWORD '$DB_PW';
+    END IF;
+END
+\$\$;
+SQL
+    if ! "${root[@]}" -tAc \
+            "SELECT 1 FROM pg_database WHERE datname = '$DB_USER'" |
+            grep -q 1; then
+        "${root[@]}" -c "CREATE DATABASE $DB_USER OWNER $DB_USER" || return 1
+    fi
+    echo "test-setup: PostgreSQL role $DB_USER ready"
+}
+
+setup_mysql || echo "test-setup: MySQL is not set up" >&2
+setup_postgresql || echo "test-setup: PostgreSQL is not set up" >&2
+exit 0
