@@ -1,0 +1,20 @@
+"""zun-hostcap: host capabilities and resource inventory for OpenStack.
+
+oslo.service must use its threading backend, and it has to be chosen before
+the first import of oslo_service.service, which oslo.messaging (and so
+oslo.versionedobjects) triggers at import time. Selecting it here, when the
+package is first imported, makes that true for every service, script and
+test. Nothing is monkey-patched.
+
+A program that imported oslo.messaging before us (oslo-config-generator,
+say) has the eventlet default already; that is harmless for it, and every
+zun-hostcap service refuses to start in such a process.
+"""
+
+from oslo_service import backend as _service_backend
+from oslo_service.backend import exceptions as _backend_exceptions
+
+try:
+    _service_backend.init_backend(_service_backend.BackendType.THREADING)
+except _backend_exceptions.BackendAlreadySelected:
+    pass

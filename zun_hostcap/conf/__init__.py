@@ -1,0 +1,24 @@
+"""Configuration options of zun-hostcap, one module per group."""
+
+from oslo_config import cfg
+from oslo_messaging import opts as messaging_opts
+
+from zun_hostcap.conf import compute
+from zun_hostcap.conf import conductor
+from zun_hostcap.conf import database
+from zun_hostcap.conf import service
+from zun_hostcap.conf import upgrade_levels
+
+CONF = cfg.CONF
+
+compute.register_opts(CONF)
+conductor.register_opts(CONF)
+database.register_opts(CONF)
+service.register_opts(CONF)
+upgrade_levels.register_opts(CONF)
+
+# oslo.messaging registers transport_url and friends only when the first
+# transport is made; services and tests set them before that.
+for _group, _opts in messaging_opts.list_opts():  # None is [DEFAULT]
+    if _group is None:
+        CONF.register_opts(_opts)

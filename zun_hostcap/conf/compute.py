@@ -1,0 +1,64 @@
+"""Options of the compute service: discovery and resource tracking."""
+
+from oslo_config import cfg
+
+compute_group = cfg.OptGroup(
+    'compute',
+    title='Compute service options',
+    help='How zun-hostcap-compute discovers this host and how often it '
+         'reports it.')
+
+compute_opts = [
+    cfg.IntOpt('resource_update_interval',
+               default=60,
+               min=1,
+               help='Seconds between two runs of the resource tracker. '
+                    'Each run probes the host and saves what changed; an '
+                    'unchanged host costs no RPC call and no database '
+                    'write, so a short interval is cheap.'),
+    cfg.StrOpt('os_capability_driver',
+               default='linux',
+               choices=[('linux', 'Probe the local Linux host.'),
+                        ('fake', 'Serve canned data; for tests only.')],
+               help='Driver that discovers the host capabilities.'),
+    cfg.StrOpt('fake_capabilities_file',
+               help='With os_capability_driver = fake: a JSON file of host '
+                    'capabilities that the fake driver reads on every '
+                    'probe, so tests can change what the host has. Unset, '
+                    'the fake driver serves built-in sample data.'),
+    cfg.StrOpt('cpu_source',
+               default='sysfs',
+               choices=[('sysfs', 'Read /sys and /proc directly (fast).'),
+                        ('lscpu', 'Parse the output of lscpu.')],
+               help='Where the linux driver reads CPU topology from. Both '
+                    'give the same values; sysfs avoids a subprocess per '
+                    'run.'),
+    cfg.StrOpt('disk_path',
+               default='$state_path',
+               help='Filesystem whose size and usage are reported as the '
+                    'host disk: the one containers are stored on.'),
+    cfg.StrOpt('container_driver',
+               default='fake',
+               choices=[('fake', 'No container runtime; reports the '
+                                 'containers it was given (none by '
+                                 'default).')],
+               help='Driver that reports the containers on this host.'),
+    cfg.FloatOpt('usage_report_granularity',
+                 default=1.0,
+                 min=0.0,
+                 max=100.0,
+                 help='Percent of the total by which a figure that drifts '
+                      'all the time (free, available, buffered and cached '
+                      'memory; used disk) must move before it is saved. '
+                      'With the default of 1, an idle host writes '
+                      'nothing; 0 saves every change.'),
+]
+
+
+def register_opts(conf):
+    conf.register_group(compute_group)
+    conf.register_opts(compute_opts, group=compute_group)
+
+
+def list_opts():
+    return {compute_group: compute_opts}
