@@ -1,0 +1,121 @@
+"""The database API every object calls.
+
+The backend is chosen by ``[database] backend`` through oslo.db's DBAPI.
+Processes that must not reach the database (the compute service) call
+``block_access()`` at start; from then on every call here raises, except
+in a thread that runs conductor work (``conductor_scope()``), which only
+exists where a conductor shares the process, as in zun-hostcap-all.
+"""
+
+import contextlib
+import threading
+
+from oslo_db import api as oslo_db_api
+
+from zun_hostcap.common import exception
+import zun_hostcap.conf
+
+_BACKEND_MAPPING = {'sqlalchemy': 'zun_hostcap.db.sqlalchemy.api'}
+
+IMPL = oslo_db_api.DBAPI.from_config(zun_hostcap.conf.CONF,
+                                     backend_mapping=_BACKEND_MAPPING,
+                                     lazy=True)
+
+
+_scope = threading.local()
+
+
+@contextlib.contextmanager
+def conductor_scope():
+    """Mark the calling thread as doing the conductor's work."""
+    outer = getattr(_scope, 'conductor', False)
+    _scope.conductor = True
+    try:
+        yield
+    finally:
+        _scope.conductor = outer
+
+
+def in_conductor_scope():
+    return getattr(_scope, 'conductor', False)
+
+
+class _GuardedDBAPI:
+    """Stands in for the backend where the database is off limits."""
+
+    def __init__(self, backend, service_name):
+        self._backend = backend
+        self._service_name = service_name
+
+    def __getattr__(self, name):
+        if in_conductor_scope():
+            return getattr(self._backend, name)
+        raise exception.DBAccessForbidden(service=self._service_name,
+                                          call=name)
+
+
+def block_access(service_name):
+    """Make every database call of this process fail loudly.
+
+    Calls made inside ``conductor_scope()`` still go through.
+    """
+    global IMPL
+    if not isinstance(IMPL, _GuardedDBAPI):
+        IMPL = _GuardedDBAPI(IMPL, service_name)
+
+
+def unblock_access():
+    """Undo ``block_access()``; for tests."""
+    global IMPL
+    if isinstance(IMPL, _GuardedDBAPI):
+        IMPL = IMPL._backend
+
+
+def compute_node_create(context, values):
+    return IMPL.compute_node_create(context, values)
+
+
+def compute_node_get(context, node_uuid):
+    return IMPL.compute_node_get(context, node_uuid)
+
+
+def compute_node_get_by_hostname(context, hostname):
+    return IMPL.compute_node_get_by_hostname(context, hostname)
+
+
+def compute_node_get_all(context, limit=None, marker=None, sort_key=None,
+                         sort_dir=None):
+    return IMPL.compute_node_get_all(context, limit=limit, marker=marker,
+                                     sort_key=sort_key, sort_dir=sort_dir)
+
+
+def compute_node_update(context, node_uuid, values):
+    return IMPL.compute_node_update(context, node_uuid, values)
+
+
+def compute_node_destroy(context, node_uuid):
+    return IMPL.compute_node_destroy(context, node_uuid)
+
+
+def service_create(context, values):
+    return IMPL.service_create(context, values)
+
+
+def service_get_by_host_and_binary(context, host, binary):
+    return IMPL.service_get_by_host_and_binary(context, host, binary)
+
+
+def service_get_all(context, disabled=None):
+    return IMPL.service_get_all(context, disabled=disabled)
+
+
+def service_update(context, service_id, values):
+    return IMPL.service_update(context, service_id, values)
+
+
+def service_heartbeat(context, service_id):
+    return IMPL.service_heartbeat(context, service_id)
+
+
+def service_destroy(context, service_id):
+    return IMPL.service_destroy(context, service_id)

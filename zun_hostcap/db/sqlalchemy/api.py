@@ -1,0 +1,199 @@
+"""SQLAlchemy implementation of the database API.
+
+Each public function is one transaction of oslo.db's enginefacade; the
+context passed in carries it.
+"""
+
+import sys
+
+from oslo_db import exception as db_exc
+from oslo_db.sqlalchemy import enginefacade
+from oslo_db.sqlalchemy import utils as db_utils
+from oslo_utils import timeutils
+from oslo_utils import uuidutils
+
+from zun_hostcap.common import exception
+from zun_hostcap.db.sqlalchemy import models
+
+main_context_manager = enginefacade.transaction_context()
+
+# Columns the hosts list can be sorted by; the rest are JSON or not useful.
+COMPUTE_NODE_SORT_KEYS = (
+    'id', 'uuid', 'hostname', 'cpus', 'cpu_used', 'mem_total', 'mem_free',
+    'mem_available', 'mem_used', 'total_containers', 'running_containers',
+    'paused_containers', 'stopped_containers', 'architecture', 'os_type',
+    'os', 'kernel_version', 'disk_total', 'disk_used', 'created_at',
+    'updated_at')
+
+
+def get_backend():
+    """The backend module for oslo_db.api.DBAPI."""
+    return sys.modules[__name__]
+
+
+def get_engine():
+    return main_context_manager.writer.get_engine()
+
+
+def _paginate(query, model, limit, marker, sort_key, sort_dir,
+              tie_breaker='uuid'):
+    sort_keys = [sort_key or tie_breaker]
+    if tie_breaker not in sort_keys:
+        sort_keys.append(tie_breaker)
+    try:
+        return db_utils.paginate_query(query, model, limit, sort_keys,
+                                       marker=marker,
+                                       sort_dir=sort_dir or 'asc').all()
+    except db_exc.InvalidSortKey:
+        raise exception.InvalidSortKey(key=sort_key,
+                                       allowed=', '.join(
+                                           COMPUTE_NODE_SORT_KEYS))
+
+
+# Compute nodes
+
+@main_context_manager.writer
+def compute_node_create(context, values):
+    values = dict(values)
+    values.setdefault('uuid', uuidutils.generate_uuid())
+    node = models.ComputeNode()
+    node.update(values)
+    try:
+        context.session.add(node)
+        context.session.flush()
+    except db_exc.DBDuplicateEntry as err:
+        field = 'hostname' if 'hostname' in (err.columns or []) else 'uuid'
+        raise exception.ComputeNodeAlreadyExists(field=field,
+                                                 value=values.get(field))
+    return node
+
+
+def _compute_node_query(context):
+    return context.session.query(models.ComputeNode)
+
+
+@main_context_manager.reader
+def compute_node_get(context, node_uuid):
+    node = _compute_node_query(context).filter_by(uuid=node_uuid).first()
+    if node is None:
+        raise exception.ComputeNodeNotFound(compute_node=node_uuid)
+    return node
+
+
+@main_context_manager.reader
+def compute_node_get_by_hostname(context, hostname):
+    node = _compute_node_query(context).filter_by(
+        hostname=hostname).first()
+    if node is None:
+        raise exception.ComputeNodeNotFound(compute_node=hostname)
+    return node
+
+
+@main_context_manager.reader
+def compute_node_get_all(context, limit=None, marker=None, sort_key=None,
+                         sort_dir=None):
+    if sort_key is not None and sort_key not in COMPUTE_NODE_SORT_KEYS:
+        raise exception.InvalidSortKey(
+            key=sort_key, allowed=', '.join(COMPUTE_NODE_SORT_KEYS))
+    marker_node = None
+    if marker is not None:
+        marker_node = _compute_node_query(context).filter_by(
+            uuid=marker).first()
+        if marker_node is None:
+            raise exception.MarkerNotFound(marker=marker)
+    sort_key = sort_key or 'hostname'
+    return _paginate(_compute_node_query(context), models.ComputeNode,
+                     limit, marker_node, sort_key, sort_dir)
+
+
+@main_context_manager.writer
+def compute_node_update(context, node_uuid, values):
+    node = _compute_node_query(context).filter_by(uuid=node_uuid).first()
+    if node is None:
+        raise exception.ComputeNodeNotFound(compute_node=node_uuid)
+    node.update(values)
+    try:
+        context.session.flush()
+    except db_exc.DBDuplicateEntry:
+        raise exception.ComputeNodeAlreadyExists(
+            field='hostname', value=values.get('hostname'))
+    return node
+
+
+@main_context_manager.writer
+def compute_node_destroy(context, node_uuid):
+    count = _compute_node_query(context).filter_by(
+        uuid=node_uuid).delete(synchronize_session=False)
+    if not count:
+        raise exception.ComputeNodeNotFound(compute_node=node_uuid)
+
+
+# Services
+
+def _service_query(context):
+    return context.session.query(models.Service)
+
+
+@main_context_manager.writer
+def service_create(context, values):
+    service = models.Service()
+    service.update(values)
+    try:
+        context.session.add(service)
+        context.session.flush()
+    except db_exc.DBDuplicateEntry:
+        raise exception.ServiceAlreadyExists(host=values.get('host'),
+                                             binary=values.get('binary'))
+    return service
+
+
+@main_context_manager.reader
+def service_get_by_host_and_binary(context, host, binary):
+    service = _service_query(context).filter_by(
+        host=host, binary=binary).first()
+    if service is None:
+        raise exception.ServiceNotFound(host=host, binary=binary)
+    return service
+
+
+@main_context_manager.reader
+def service_get_all(context, disabled=None):
+    query = _service_query(context)
+    if disabled is not None:
+        query = query.filter_by(disabled=disabled)
+    return query.order_by(models.Service.host,
+                          models.Service.binary).all()
+
+
+@main_context_manager.writer
+def service_update(context, service_id, values):
+    service = _service_query(context).filter_by(id=service_id).first()
+    if service is None:
+        raise exception.ServiceNotFound(host='?', binary='id %s' %
+                                        service_id)
+    service.update(values)
+    context.session.flush()
+    return service
+
+
+@main_context_manager.writer
+def service_heartbeat(context, service_id):
+    """Count one more report and stamp the time, in one UPDATE."""
+    now = timeutils.utcnow()
+    count = _service_query(context).filter_by(id=service_id).update(
+        {'report_count': models.Service.report_count + 1,
+         'last_seen_up': now, 'updated_at': now},
+        synchronize_session=False)
+    if not count:
+        raise exception.ServiceNotFound(host='?', binary='id %s' %
+                                        service_id)
+    return _service_query(context).filter_by(id=service_id).one()
+
+
+@main_context_manager.writer
+def service_destroy(context, service_id):
+    count = _service_query(context).filter_by(id=service_id).delete(
+        synchronize_session=False)
+    if not count:
+        raise exception.ServiceNotFound(host='?', binary='id %s' %
+                                        service_id)

@@ -1,0 +1,77 @@
+"""Base classes, registry and serializer of zun-hostcap's objects."""
+
+from oslo_versionedobjects import base as ovo_base
+
+from zun_hostcap.db import api as db_api
+
+remotable = ovo_base.remotable
+remotable_classmethod = ovo_base.remotable_classmethod
+
+
+class ZunHostcapObjectRegistry(ovo_base.VersionedObjectRegistry):
+    """Registry of every object; exposes each on ``zun_hostcap.objects``."""
+
+    def registration_hook(self, cls, index):
+        # Make the newest version importable as zun_hostcap.objects.<Name>.
+        from zun_hostcap import objects
+        version = tuple(int(part) for part in cls.VERSION.split('.'))
+        current = getattr(objects, cls.obj_name(), None)
+        if current is None or version >= tuple(
+                int(part) for part in current.VERSION.split('.')):
+            setattr(objects, cls.obj_name(), cls)
+
+
+class ZunHostcapObject(ovo_base.VersionedObject):
+    """Base of every object; remotable through the conductor."""
+
+    OBJ_SERIAL_NAMESPACE = 'zun_hostcap_object'
+    OBJ_PROJECT_NAMESPACE = 'zun_hostcap'
+
+    def obj_refresh(self, loaded_object):
+        """Copy the set fields of ``loaded_object`` into this object."""
+        for name in self.fields:
+            if loaded_object.obj_attr_is_set(name) and (
+                    not self.obj_attr_is_set(name) or
+                    getattr(self, name) != getattr(loaded_object, name)):
+                setattr(self, name, getattr(loaded_object, name))
+
+
+class ZunHostcapPersistentObject(ovo_base.TimestampedObject):
+    """Mixin for objects stored in a table with created/updated times."""
+
+
+class ObjectListBase(ovo_base.ObjectListBase):
+    pass
+
+
+class ZunHostcapObjectSerializer(ovo_base.VersionedObjectSerializer):
+    OBJ_BASE_CLASS = ZunHostcapObject
+
+
+class _ScopedIndirectionAPI:
+    """The conductor client, switched off in threads doing conductor work.
+
+    oslo.versionedobjects sends a remotable call over RPC when
+    ``indirection_api`` is true. Where conductor and compute share a process
+    (zun-hostcap-all), the conductor's handler threads must run the object
+    methods locally instead of calling themselves.
+    """
+
+    def __init__(self, api):
+        self._api = api
+
+    def __bool__(self):
+        return not db_api.in_conductor_scope()
+
+    def __getattr__(self, name):
+        return getattr(self._api, name)
+
+
+def install_indirection_api(api):
+    """Send remotable object calls of this process through ``api``."""
+    ZunHostcapObject.indirection_api = (
+        None if api is None else _ScopedIndirectionAPI(api))
+
+
+# Conductor code runs object methods locally inside this scope.
+conductor_scope = db_api.conductor_scope

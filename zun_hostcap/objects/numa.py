@@ -1,0 +1,74 @@
+"""NUMA topology of a compute node."""
+
+from oslo_versionedobjects import fields
+
+from zun_hostcap.objects import base
+
+
+@base.ZunHostcapObjectRegistry.register
+class NUMANode(base.ZunHostcapObject):
+    """One NUMA cell: its CPUs and memory (MiB)."""
+
+    # Version 1.0: Initial version
+    VERSION = '1.0'
+
+    fields = {
+        'id': fields.IntegerField(read_only=True),
+        'cpuset': fields.SetOfIntegersField(),
+        'pinned_cpus': fields.SetOfIntegersField(),
+        'mem_total': fields.IntegerField(),
+        'mem_available': fields.IntegerField(),
+    }
+
+    @property
+    def free_cpus(self):
+        return self.cpuset - self.pinned_cpus
+
+    def to_dict(self):
+        """Plain data, as stored in the database."""
+        return {'id': self.id,
+                'cpuset': sorted(self.cpuset),
+                'pinned_cpus': sorted(self.pinned_cpus),
+                'mem_total': self.mem_total,
+                'mem_available': self.mem_available}
+
+    @classmethod
+    def from_dict(cls, data):
+        return cls(id=data['id'], cpuset=set(data['cpuset']),
+                   pinned_cpus=set(data.get('pinned_cpus', ())),
+                   mem_total=data['mem_total'],
+                   mem_available=data['mem_available'])
+
+
+@base.ZunHostcapObjectRegistry.register
+class NUMATopology(base.ZunHostcapObject):
+    """The NUMA cells of a host, ordered by id."""
+
+    # Version 1.0: Initial version
+    VERSION = '1.0'
+
+    fields = {
+        'nodes': fields.ListOfObjectsField('NUMANode'),
+    }
+
+    def obj_what_changed(self):
+        # oslo.versionedobjects does not look into lists of objects.
+        changed = super().obj_what_changed()
+        if self.obj_attr_is_set('nodes') and any(
+                node.obj_what_changed() for node in self.nodes):
+            changed.add('nodes')
+        return changed
+
+    def obj_reset_changes(self, fields=None, recursive=False):
+        super().obj_reset_changes(fields, recursive)
+        if recursive and self.obj_attr_is_set('nodes'):
+            for node in self.nodes:
+                node.obj_reset_changes(recursive=True)
+
+    def to_dict(self):
+        return {'nodes': [node.to_dict() for node in self.nodes]}
+
+    @classmethod
+    def from_dict(cls, data):
+        return cls(nodes=[NUMANode.from_dict(node)
+                          for node in data.get('nodes', ())])

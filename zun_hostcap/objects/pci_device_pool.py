@@ -1,0 +1,54 @@
+"""PCI devices of a compute node, pooled by kind and NUMA node."""
+
+from oslo_versionedobjects import fields
+
+from zun_hostcap.objects import base
+
+
+@base.ZunHostcapObjectRegistry.register
+class PciDevicePool(base.ZunHostcapObject):
+    """``count`` devices of one vendor/product on one NUMA node."""
+
+    # Version 1.0: Initial version
+    VERSION = '1.0'
+
+    fields = {
+        'vendor_id': fields.StringField(),
+        'product_id': fields.StringField(),
+        'numa_node': fields.IntegerField(nullable=True),
+        'count': fields.NonNegativeIntegerField(),
+        'tags': fields.DictOfNullableStringsField(),
+    }
+
+    def to_dict(self):
+        return {'vendor_id': self.vendor_id,
+                'product_id': self.product_id,
+                'numa_node': self.numa_node,
+                'count': self.count,
+                'tags': dict(self.tags)}
+
+    @classmethod
+    def from_dict(cls, data):
+        return cls(vendor_id=data['vendor_id'],
+                   product_id=data['product_id'],
+                   numa_node=data.get('numa_node'),
+                   count=data['count'],
+                   tags=data.get('tags') or {})
+
+
+@base.ZunHostcapObjectRegistry.register
+class PciDevicePoolList(base.ObjectListBase, base.ZunHostcapObject):
+    # Version 1.0: Initial version
+    VERSION = '1.0'
+
+    fields = {
+        'objects': fields.ListOfObjectsField('PciDevicePool'),
+    }
+
+    def to_list(self):
+        return [pool.to_dict() for pool in self.objects]
+
+    @classmethod
+    def from_list(cls, data):
+        return cls(objects=[PciDevicePool.from_dict(pool)
+                            for pool in data or ()])
