@@ -11,8 +11,15 @@ say) has the eventlet default already; that is harmless for it, and every
 zun-hostcap service refuses to start in such a process.
 """
 
-from oslo_service import backend as _service_backend
-from oslo_service.backend import exceptions as _backend_exceptions
+import warnings
+
+# futurist imports eventlet whenever it is installed (oslo.service depends
+# on it), and eventlet then warns that it is deprecated. We never use it;
+# the banner would only mislead an operator reading our logs.
+warnings.filterwarnings('ignore', message=r'\s*Eventlet is deprecated')
+
+from oslo_service import backend as _service_backend  # noqa: E402
+from oslo_service.backend import exceptions as _backend_exceptions  # noqa
 
 try:
     _service_backend.init_backend(_service_backend.BackendType.THREADING)

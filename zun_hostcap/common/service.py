@@ -37,7 +37,6 @@ def prepare_service(argv, default_config_files=None):
             'oslo.messaging or oslo.service before zun_hostcap.'
             % backend.get_backend_type().value)
     logging.register_options(CONF)
-    messaging.set_transport_defaults(control_exchange='zun-hostcap')
     CONF(argv[1:], project='zun-hostcap',
          default_config_files=default_config_files)
     logging.setup(CONF, 'zun-hostcap')

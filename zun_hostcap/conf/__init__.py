@@ -1,6 +1,7 @@
 """Configuration options of zun-hostcap, one module per group."""
 
 from oslo_config import cfg
+import oslo_messaging as messaging
 from oslo_messaging import opts as messaging_opts
 
 from zun_hostcap.conf import compute
@@ -18,7 +19,10 @@ service.register_opts(CONF)
 upgrade_levels.register_opts(CONF)
 
 # oslo.messaging registers transport_url and friends only when the first
-# transport is made; services and tests set them before that.
+# transport is made; services and tests set them before that. list_opts()
+# hands out copies, which must equal oslo.messaging's own options when it
+# registers those later, so its defaults are set first.
+messaging.set_transport_defaults(control_exchange='zun-hostcap')
 for _group, _opts in messaging_opts.list_opts():  # None is [DEFAULT]
     if _group is None:
         CONF.register_opts(_opts)
