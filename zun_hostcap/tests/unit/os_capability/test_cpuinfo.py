@@ -1,0 +1,43 @@
+from oslotest import base
+
+from zun_hostcap.os_capability import cpuinfo
+from zun_hostcap.tests.unit.os_capability import utils
+
+OLD_ARM64 = """Processor\t: AArch64 Processor rev 0 (aarch64)
+processor\t: 0
+processor\t: 1
+
+Features\t: fp asimd evtstrm
+CPU implementer\t: 0x41
+CPU architecture: AArch64
+CPU variant\t: 0x0
+CPU part\t: 0xd07
+CPU revision\t: 0
+
+Hardware\t: Juno
+"""
+
+
+class ParseCpuinfoTestCase(base.BaseTestCase):
+
+    def test_x86_first_processor(self):
+        text = ('processor\t: 0\nmodel name\t: First  \nflags\t\t: b a\n\n'
+                'processor\t: 1\nmodel name\t: Second\nflags\t\t: c\n')
+        self.assertEqual(('First', ('a', 'b')), cpuinfo.parse_cpuinfo(text))
+
+    def test_aarch64_maps_arm_part(self):
+        name, flags = cpuinfo.parse_cpuinfo(
+            utils.read_shape_file('aarch64', 'proc/cpuinfo'))
+        self.assertEqual('Neoverse-N1', name)
+        self.assertIn('evtstrm', flags)
+
+    def test_old_arm64_layout(self):
+        self.assertEqual(('Cortex-A57', ('asimd', 'evtstrm', 'fp')),
+                         cpuinfo.parse_cpuinfo(OLD_ARM64))
+
+    def test_other_implementer(self):
+        text = 'processor\t: 0\nCPU implementer\t: 0x50\nCPU part\t: 0x000\n'
+        self.assertEqual((None, ()), cpuinfo.parse_cpuinfo(text))
+
+    def test_empty(self):
+        self.assertEqual((None, ()), cpuinfo.parse_cpuinfo(''))

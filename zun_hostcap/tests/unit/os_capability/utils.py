@@ -1,0 +1,66 @@
+"""Helpers for the os_capability tests: fixture shapes and fake uname."""
+
+import os
+import shutil
+
+import fixtures
+
+from zun_hostcap.os_capability import linux
+
+DATA_DIR = os.path.join(os.path.dirname(__file__), 'data')
+
+# Shapes that carry both lscpu output and a sysfs/procfs tree.
+SHAPES = ('this-host', 'two-numa-smt', 'offline-cpus', 'aarch64',
+          'container-limited', 'no-numa')
+
+
+class FakeUname:
+    """An os.uname() look-alike read from a shape's ``uname`` file."""
+
+    def __init__(self, sysname, release, nodename, machine):
+        self.sysname = sysname
+        self.release = release
+        self.nodename = nodename
+        self.machine = machine
+
+    def __call__(self):
+        return self
+
+
+def shape_path(shape):
+    return os.path.join(DATA_DIR, shape)
+
+
+def read_shape_file(shape, name):
+    with open(os.path.join(shape_path(shape), name)) as f:
+        return f.read()
+
+
+def shape_uname(shape):
+    values = dict(line.split('=', 1)
+                  for line in read_shape_file(shape, 'uname').splitlines())
+    return FakeUname(**values)
+
+
+def shape_driver(shape, root=None, **kwargs):
+    """A LinuxDriver reading ``shape``'s tree and captured lscpu output."""
+    lscpu_text = read_shape_file(shape, 'lscpu.txt')
+    kwargs.setdefault('run_lscpu', lambda: lscpu_text)
+    kwargs.setdefault('uname', shape_uname(shape))
+    return linux.LinuxDriver(root=root or shape_path(shape), **kwargs)
+
+
+def copy_shape(test, shape):
+    """Copy ``shape`` to a temporary directory the test may modify."""
+    tmp = test.useFixture(fixtures.TempDir()).path
+    root = os.path.join(tmp, shape)
+    shutil.copytree(shape_path(shape), root, symlinks=True)
+    return root
+
+
+def write(root, path, text):
+    """Write ``text`` to logical ``path`` under ``root``."""
+    full = os.path.join(root, path.lstrip('/'))
+    os.makedirs(os.path.dirname(full), exist_ok=True)
+    with open(full, 'w') as f:
+        f.write(text)
