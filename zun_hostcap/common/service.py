@@ -5,7 +5,9 @@ every ``report_interval``, serves its manager over RPC when it has a topic
 and runs the manager's periodic tasks, all on native threads.
 """
 
+import contextlib
 import os
+import threading
 
 from oslo_log import log as logging
 import oslo_messaging as messaging
@@ -58,6 +60,7 @@ class Service(service.Service):
         self.use_conductor = use_conductor
         self.service_ref = None
         self._rpc_server = None
+        self._stopping = threading.Event()
 
     def start(self):
         LOG.info('Starting %(binary)s on %(host)s; %(check)s',
@@ -66,11 +69,14 @@ class Service(service.Service):
         # Connections are made here, not in __init__: the launcher may fork
         # between the two and a connection must not cross a fork.
         rpc.init(CONF)
-        if self.use_conductor:
-            objects_base.install_indirection_api(
-                conductor_rpcapi.ConductorAPI())
         context = zun_context.get_admin_context()
-        self.service_ref = self._register(context)
+        if self.use_conductor:
+            conductor = conductor_rpcapi.ConductorAPI()
+            objects_base.install_indirection_api(conductor)
+            if not conductor.wait_until_ready(context, self._stopping):
+                return
+        with self._own_object_calls():
+            self.service_ref = self._register(context)
         if hasattr(self.manager, 'init_host'):
             self.manager.init_host(context)
         if self.topic:
@@ -83,6 +89,17 @@ class Service(service.Service):
             self.tg.add_dynamic_timer(
                 self._run_periodic_tasks,
                 periodic_interval_max=PERIODIC_INTERVAL_MAX)
+
+    def _own_object_calls(self):
+        """Where this service's own records (row, heartbeat) are written.
+
+        A service that owns the database (the conductor) writes them
+        itself, also when it shares a process with a compute service whose
+        database access is blocked (zun-hostcap-all).
+        """
+        if self.use_conductor:
+            return contextlib.nullcontext()
+        return objects_base.conductor_scope()
 
     def _register(self, context):
         try:
@@ -101,7 +118,8 @@ class Service(service.Service):
 
     def _report_state(self):
         try:
-            self.service_ref.heartbeat()
+            with self._own_object_calls():
+                self.service_ref.heartbeat()
         except Exception:
             # A missed heartbeat must not stop the next one; the service
             # shows as down until the database or conductor is back.
@@ -113,6 +131,7 @@ class Service(service.Service):
         return self.manager.run_periodic_tasks(context)
 
     def stop(self, graceful=False):
+        self._stopping.set()
         if self._rpc_server is not None:
             try:
                 self._rpc_server.stop()

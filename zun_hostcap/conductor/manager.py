@@ -30,6 +30,10 @@ class ConductorManager:
             self._concurrency_logged = True
             LOG.info(concurrency.describe('conductor RPC handler'))
 
+    def ping(self, context):
+        """Answer, so a starting service knows a conductor listens."""
+        return 'pong'
+
     # Exceptions of ours are expected answers, not server errors: they are
     # sent back to the caller and re-raised there without a traceback here.
     @messaging.expected_exceptions(exception.ZunHostcapException,

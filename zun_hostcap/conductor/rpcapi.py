@@ -3,8 +3,12 @@
 API version history:
 
     1.0 - Initial version: object_class_action_versions, object_action,
-          object_backport_versions
+          object_backport_versions, ping
 """
+
+import threading
+
+from oslo_log import log as logging
 
 import oslo_messaging as messaging
 from oslo_versionedobjects import base as ovo_base
@@ -13,6 +17,10 @@ from zun_hostcap.common import rpc
 import zun_hostcap.conf
 
 CONF = zun_hostcap.conf.CONF
+LOG = logging.getLogger(__name__)
+
+# Seconds one ping waits before it is sent again.
+PING_TIMEOUT = 5
 
 # Release names an operator may give in [upgrade_levels] conductor.
 VERSION_ALIASES = {
@@ -36,6 +44,35 @@ class ConductorAPI(ovo_base.VersionedObjectIndirectionAPI):
         cap = CONF.upgrade_levels.conductor
         version_cap = VERSION_ALIASES.get(cap, cap)
         self.client = rpc.get_client(target, version_cap=version_cap)
+
+    def wait_until_ready(self, context, stop_event=None):
+        """Block until a conductor answers; warn while none does.
+
+        A call sent before any conductor listens is lost (RabbitMQ drops a
+        message no queue is bound for), so a service that starts first
+        would otherwise wait out the whole RPC timeout.
+
+        :param stop_event: a threading.Event that ends the wait early.
+        :returns: True once a conductor answered, False if stopped.
+        """
+        stop_event = stop_event or threading.Event()
+        cctxt = self.client.prepare(timeout=PING_TIMEOUT)
+        attempt = 0
+        while not stop_event.is_set():
+            attempt += 1
+            try:
+                cctxt.call(context, 'ping')
+                if attempt > 1:
+                    LOG.info('zun-hostcap-conductor answered after %d '
+                             'attempts', attempt)
+                return True
+            except messaging.MessagingTimeout:
+                LOG.warning('No zun-hostcap-conductor answered on topic '
+                            '%(topic)s within %(timeout)ss (attempt '
+                            '%(attempt)d). Is one running? Retrying.',
+                            {'topic': self.client.target.topic,
+                             'timeout': PING_TIMEOUT, 'attempt': attempt})
+        return False
 
     def object_class_action_versions(self, context, objname, objmethod,
                                      object_versions, args, kwargs):

@@ -1,0 +1,66 @@
+"""zun-hostcap-all: conductor and compute in one process.
+
+Made for a laptop or a demo: with nothing configured it keeps a SQLite
+file under [DEFAULT] state_path, carries RPC over oslo.messaging's
+in-process fake:// transport and discovers this host at once. The compute
+side still talks to the conductor only over RPC and may not use the
+database itself.
+"""
+
+import sys
+
+from oslo_log import log as logging
+from oslo_service import service
+
+from zun_hostcap.cmd import compute
+from zun_hostcap.cmd import conductor
+from zun_hostcap.common import service as zun_service
+import zun_hostcap.conf
+from zun_hostcap.db import api as db_api
+from zun_hostcap.db import migration
+from zun_hostcap.db.sqlalchemy import api as sqla_api
+
+CONF = zun_hostcap.conf.CONF
+LOG = logging.getLogger(__name__)
+
+# One process needs no broker; a real transport_url overrides this.
+DEFAULT_TRANSPORT_URL = 'fake:/'
+
+
+class _AllInOne(service.ServiceBase):
+    """Runs several services as one, in one process."""
+
+    def __init__(self, services):
+        self.services = services
+
+    def start(self):
+        for svc in self.services:
+            svc.start()
+
+    def stop(self, graceful=False):
+        for svc in reversed(self.services):
+            svc.stop(graceful)
+
+    def wait(self):
+        for svc in self.services:
+            svc.wait()
+
+    def reset(self):
+        for svc in self.services:
+            svc.reset()
+
+
+def main(argv=None):
+    CONF.set_default('transport_url', DEFAULT_TRANSPORT_URL)
+    zun_service.prepare_service(sys.argv if argv is None else argv)
+    # The embedded SQLite database is created or upgraded on start.
+    migration.upgrade('head')
+    LOG.info('Database %s is at revision %s',
+             CONF.database.connection, migration.version())
+    # The launcher forks; pooled connections must not cross into the child.
+    sqla_api.get_engine().dispose()
+    db_api.block_access(compute.BINARY)
+    all_in_one = _AllInOne([conductor.create_service(),
+                            compute.create_service()])
+    launcher = service.launch(CONF, all_in_one, restart_method='mutate')
+    return launcher.wait()

@@ -1,0 +1,31 @@
+"""zun-hostcap-compute: discovers this host and reports it.
+
+It never opens the database: its objects go to the conductor over RPC and
+any direct database call raises.
+"""
+
+import sys
+
+from oslo_service import service
+
+from zun_hostcap.common import service as zun_service
+from zun_hostcap.compute import manager
+import zun_hostcap.conf
+from zun_hostcap.db import api as db_api
+
+CONF = zun_hostcap.conf.CONF
+
+BINARY = 'zun-hostcap-compute'
+
+
+def create_service():
+    return zun_service.Service(BINARY, manager.ComputeManager(),
+                               use_conductor=True)
+
+
+def main(argv=None):
+    zun_service.prepare_service(sys.argv if argv is None else argv)
+    db_api.block_access(BINARY)
+    launcher = service.launch(CONF, create_service(),
+                              restart_method='mutate')
+    return launcher.wait()

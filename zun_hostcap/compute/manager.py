@@ -1,0 +1,48 @@
+"""The compute manager: the verbs of zun-hostcap-compute."""
+
+from oslo_log import log as logging
+from oslo_service import periodic_task
+
+from zun_hostcap.compute import container
+from zun_hostcap.compute import resource_tracker
+import zun_hostcap.conf
+from zun_hostcap import os_capability
+
+CONF = zun_hostcap.conf.CONF
+LOG = logging.getLogger(__name__)
+
+
+def load_host_driver():
+    """The os_capability driver configured in [compute]."""
+    if CONF.compute.os_capability_driver == 'fake':
+        return os_capability.load_driver(
+            'fake', data_file=CONF.compute.fake_capabilities_file)
+    return os_capability.load_driver(
+        CONF.compute.os_capability_driver,
+        cpu_source=CONF.compute.cpu_source,
+        disk_path=CONF.compute.disk_path)
+
+
+class ComputeManager(periodic_task.PeriodicTasks):
+    """Keeps this host's capabilities current in the database."""
+
+    def __init__(self, host=None, host_driver=None, container_driver=None):
+        super().__init__(CONF)
+        self.host = host or CONF.host
+        # The decorator's spacing is fixed at import time, before the
+        # configuration is read; this instance uses the configured one.
+        self._periodic_spacing = dict(
+            self._periodic_spacing,
+            update_available_resource=(
+                CONF.compute.resource_update_interval))
+        self.resource_tracker = resource_tracker.ResourceTracker(
+            self.host,
+            host_driver or load_host_driver(),
+            container_driver or container.load_driver(
+                CONF.compute.container_driver),
+            granularity_percent=CONF.compute.usage_report_granularity)
+
+    @periodic_task.periodic_task(run_immediately=True)
+    def update_available_resource(self, context):
+        """Probe this host and save its ComputeNode if it changed."""
+        self.resource_tracker.update_available_resource(context)
