@@ -1,0 +1,71 @@
+"""zun-hostcap-all with its embedded defaults, as the README runs it."""
+
+import os
+import re
+import sqlite3
+
+import fixtures
+from oslotest import base
+
+from zun_hostcap.tests.functional import base as functional_base
+
+
+class TestAllInOne(base.BaseTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.tmp = self.useFixture(fixtures.TempDir()).path
+        # Only a state directory of its own: every other value is the
+        # embedded default (SQLite, fake:// transport).
+        self.config = functional_base.write_config(
+            os.path.join(self.tmp, 'zun-hostcap.conf'),
+            {'DEFAULT': {'state_path': self.tmp, 'debug': 'true'}})
+        self.service = self.useFixture(functional_base.ServiceProcess(
+            'zun-hostcap-all', self.config, self.tmp))
+
+    def _rows(self, query):
+        path = os.path.join(self.tmp, 'zun-hostcap.sqlite')
+        if not os.path.exists(path):
+            return []
+        conn = sqlite3.connect(path)
+        try:
+            conn.row_factory = sqlite3.Row
+            return [dict(row) for row in conn.execute(query)]
+        except sqlite3.OperationalError:
+            return []   # the schema is being created
+        finally:
+            conn.close()
+
+    def test_this_host_is_discovered_and_stored_within_seconds(self):
+        def stored():
+            self.service.assert_running(self)
+            return self._rows('SELECT * FROM compute_nodes')
+
+        rows = functional_base.wait_for(
+            stored, timeout=20, message='this host in the database',
+            processes=(self.service,))
+        self.assertEqual(1, len(rows))
+        node = rows[0]
+        self.assertEqual(os.uname().nodename, node['hostname'])
+        # os.cpu_count() is the online CPUs on Linux, as we count them.
+        self.assertEqual(os.cpu_count(), node['cpus'])
+        with open('/proc/meminfo') as f:
+            mem_total = int(f.readline().split()[1])
+        self.assertEqual(mem_total // 1024, node['mem_total'])
+
+        log = self.service.log()
+        # The compute side reached the database only through the conductor.
+        self.assertIn('RPC object_action ComputeNode.create', log)
+        self.assertIn('Created compute node %s' % node['uuid'], log)
+        for where in ('service start-up', 'conductor RPC handler',
+                      'resource tracker periodic task'):
+            match = re.search(r'concurrency check: %s runs .*native=(\w+)'
+                              r'\); monkey-patched: (\S+)' % where, log)
+            self.assertIsNotNone(match, where)
+            self.assertEqual(('True', 'none'), match.groups(), where)
+
+        services = functional_base.wait_for(
+            lambda: self._rows('SELECT binary FROM services'), timeout=5,
+            message='the services rows')
+        self.assertEqual({'zun-hostcap-conductor', 'zun-hostcap-compute'},
+                         {row['binary'] for row in services})

@@ -1,0 +1,163 @@
+"""ComputeNode against a real SQLite database."""
+
+from zun_hostcap.common import exception
+from zun_hostcap import objects
+from zun_hostcap.tests import base
+from zun_hostcap.tests import fixtures as zun_fixtures
+
+
+def make_compute_node(context, **overrides):
+    values = dict(
+        hostname='host-1', cpus=8, cpu_used=0.0, mem_total=16000,
+        mem_free=8000, mem_available=12000, mem_buffers=100,
+        mem_cached=3000, mem_used=0, total_containers=0,
+        running_containers=0, paused_containers=0, stopped_containers=0,
+        architecture='x86_64', os_type='linux', os='Debian GNU/Linux 12',
+        kernel_version='6.1.0', labels={}, disk_total=100, disk_used=10,
+        disk_quota_supported=False, enable_cpu_pinning=False,
+        runtimes=['runc'],
+        numa_topology=objects.NUMATopology(nodes=[
+            objects.NUMANode(id=0, cpuset={0, 1, 2, 3}, pinned_cpus=set(),
+                             mem_total=8000, mem_available=4000),
+            objects.NUMANode(id=1, cpuset={4, 5, 6, 7}, pinned_cpus=set(),
+                             mem_total=8000, mem_available=4000)]),
+        pci_device_pools=objects.PciDevicePoolList(objects=[
+            objects.PciDevicePool(vendor_id='8086', product_id='1572',
+                                  numa_node=0, count=2,
+                                  tags={'class_code': '020000'})]))
+    values.update(overrides)
+    return objects.ComputeNode(context, **values)
+
+
+class TestComputeNode(base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.db = self.useFixture(zun_fixtures.Database())
+
+    def test_create_and_load(self):
+        node = make_compute_node(self.context)
+        node.create()
+        self.assertIsNotNone(node.id)
+        self.assertIsNotNone(node.created_at)
+        self.assertEqual(set(), node.obj_what_changed())
+
+        loaded = objects.ComputeNode.get_by_uuid(self.context, node.uuid)
+        self.assertEqual('host-1', loaded.hostname)
+        self.assertEqual(node.numa_topology.to_dict(),
+                         loaded.numa_topology.to_dict())
+        self.assertEqual({0, 1, 2, 3}, loaded.numa_topology.nodes[0].cpuset)
+        self.assertEqual(node.pci_device_pools.to_list(),
+                         loaded.pci_device_pools.to_list())
+        by_name = objects.ComputeNode.get_by_hostname(self.context,
+                                                      'host-1')
+        self.assertEqual(node.uuid, by_name.uuid)
+
+    def test_create_twice_is_refused(self):
+        node = make_compute_node(self.context)
+        node.create()
+        self.assertRaises(exception.ObjectActionError, node.create)
+        self.assertRaises(exception.ComputeNodeAlreadyExists,
+                          make_compute_node(self.context).create)
+
+    def test_save_writes_only_changed_fields(self):
+        node = make_compute_node(self.context)
+        node.create()
+        writes = self.db.count_writes()
+
+        node.save()
+        self.assertEqual([], writes)
+
+        node.cpus = 16
+        node.save()
+        self.assertEqual(1, len(writes))
+        self.assertIn('cpus=', writes[0])
+        self.assertNotIn('mem_free', writes[0])
+        self.assertEqual(16, objects.ComputeNode.get_by_uuid(
+            self.context, node.uuid).cpus)
+
+    def test_save_nested_numa_change(self):
+        node = make_compute_node(self.context)
+        node.create()
+        node.numa_topology.nodes[1].mem_available = 10
+        node.save()
+        loaded = objects.ComputeNode.get_by_uuid(self.context, node.uuid)
+        self.assertEqual(10, loaded.numa_topology.nodes[1].mem_available)
+        self.assertEqual(set(), node.obj_what_changed())
+
+    def test_destroy(self):
+        node = make_compute_node(self.context)
+        node.create()
+        node.destroy()
+        self.assertRaises(exception.ComputeNodeNotFound,
+                          objects.ComputeNode.get_by_uuid, self.context,
+                          node.uuid)
+        self.assertRaises(exception.ComputeNodeNotFound, node.destroy)
+
+    def test_list_sorted_and_paginated(self):
+        for name in ('c', 'a', 'b'):
+            make_compute_node(self.context, hostname=name).create()
+        nodes = objects.ComputeNodeList.get_all(self.context)
+        self.assertEqual(['a', 'b', 'c'], [n.hostname for n in nodes])
+        page = objects.ComputeNodeList.get_all(
+            self.context, limit=1, marker=nodes[0].uuid)
+        self.assertEqual(['b'], [n.hostname for n in page])
+        desc = objects.ComputeNodeList.get_all(self.context,
+                                               sort_dir='desc')
+        self.assertEqual(['c', 'b', 'a'], [n.hostname for n in desc])
+
+    def test_list_bad_sort_key_and_marker(self):
+        self.assertRaises(exception.InvalidSortKey,
+                          objects.ComputeNodeList.get_all, self.context,
+                          sort_key='numa_topology')
+        self.assertRaises(exception.MarkerNotFound,
+                          objects.ComputeNodeList.get_all, self.context,
+                          marker='8b6ad4c5-7d06-4a4e-9a3b-2f9f4a1c0b11')
+
+    def test_invalid_field_values_are_refused(self):
+        node = make_compute_node(self.context)
+        self.assertRaises(ValueError, setattr, node, 'cpus', -1)
+        self.assertRaises(ValueError, setattr, node, 'mem_total', 'lots')
+
+
+class TestService(base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.useFixture(zun_fixtures.Database())
+
+    def test_create_heartbeat_and_list(self):
+        service = objects.Service(self.context, host='h',
+                                  binary='zun-hostcap-compute')
+        service.create()
+        self.assertEqual(0, service.report_count)
+        self.assertFalse(service.disabled)
+        service.heartbeat()
+        service.heartbeat()
+        self.assertEqual(2, service.report_count)
+        self.assertIsNotNone(service.last_seen_up)
+        loaded = objects.Service.get_by_host_and_binary(
+            self.context, 'h', 'zun-hostcap-compute')
+        self.assertEqual(2, loaded.report_count)
+        self.assertEqual(['h'], [s.host for s in
+                                 objects.ServiceList.get_all(self.context)])
+
+    def test_duplicate_and_missing(self):
+        objects.Service(self.context, host='h', binary='b').create()
+        self.assertRaises(exception.ServiceAlreadyExists,
+                          objects.Service(self.context, host='h',
+                                          binary='b').create)
+        self.assertRaises(exception.ServiceNotFound,
+                          objects.Service.get_by_host_and_binary,
+                          self.context, 'h', 'other')
+
+    def test_save_disabled(self):
+        service = objects.Service(self.context, host='h', binary='b')
+        service.create()
+        service.disabled = True
+        service.disabled_reason = 'maintenance'
+        service.save()
+        loaded = objects.Service.get_by_host_and_binary(self.context, 'h',
+                                                        'b')
+        self.assertTrue(loaded.disabled)
+        self.assertEqual('maintenance', loaded.disabled_reason)

@@ -1,0 +1,59 @@
+"""Object versions, fingerprints and compatibility rules."""
+
+from oslo_versionedobjects import base as ovo_base
+from oslo_versionedobjects import fixture
+
+from zun_hostcap.objects import base
+from zun_hostcap.tests import base as test_base
+
+# Change a fingerprint only together with the object's VERSION, a comment
+# line for the new version and obj_make_compatible for the old one.
+EXPECTED_OBJECT_FINGERPRINTS = {
+    'ComputeNode': '1.0-555304f8edb81c2e5905ffdaf1cc7696',
+    'ComputeNodeList': '1.0-4bc44e4129334c9eb80efff7ec0c2cff',
+    'NUMANode': '1.0-f6f5568bf22d5698573c03d913c14428',
+    'NUMATopology': '1.0-b54086eda7e4b2e6145ecb6ee2c925ab',
+    'PciDevicePool': '1.0-4ff40d0d7b017470df447a3124dd0a9a',
+    'PciDevicePoolList': '1.0-15ecf022a68ddbb8c2a6739cfc9f8f5e',
+    'Service': '1.0-b0698bcf706bc2ab6a2db445a4ce5838',
+    'ServiceList': '1.0-b53ab8a253f68874bb9072ba1c78d54f',
+}
+
+
+class TestObjectVersions(test_base.TestCase):
+
+    def _classes(self):
+        return base.ZunHostcapObjectRegistry.obj_classes()
+
+    def test_versions(self):
+        checker = fixture.ObjectVersionChecker(self._classes())
+        expected, actual = checker.test_hashes(EXPECTED_OBJECT_FINGERPRINTS)
+        self.assertEqual(expected, actual,
+                         'Fields or remotable methods changed: bump the '
+                         'version, then update the fingerprint here.')
+
+    def test_every_bumped_object_makes_itself_compatible(self):
+        # A version after 1.0 means an older peer exists to backport to.
+        for name, classes in self._classes().items():
+            for cls in classes:
+                if cls.VERSION == '1.0' or issubclass(
+                        cls, ovo_base.ObjectListBase):
+                    continue
+                self.assertIsNot(
+                    ovo_base.VersionedObject.obj_make_compatible,
+                    cls.obj_make_compatible,
+                    '%s %s has no obj_make_compatible' % (name,
+                                                          cls.VERSION))
+
+    def test_relationships(self):
+        # Child versions each parent version contains, for backports.
+        checker = fixture.ObjectVersionChecker(self._classes())
+        tree = checker.get_dependency_tree()
+        self.assertEqual({'NUMATopology': '1.0',
+                          'PciDevicePoolList': '1.0'},
+                         tree['ComputeNode'])
+
+    def test_objects_are_importable_by_name(self):
+        from zun_hostcap import objects
+        for name in EXPECTED_OBJECT_FINGERPRINTS:
+            self.assertTrue(hasattr(objects, name), name)
