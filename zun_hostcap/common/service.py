@@ -77,8 +77,6 @@ class Service(service.Service):
                 return
         with self._own_object_calls():
             self.service_ref = self._register(context)
-        if hasattr(self.manager, 'init_host'):
-            self.manager.init_host(context)
         if self.topic:
             target = messaging.Target(topic=self.topic, server=self.host)
             self._rpc_server = rpc.get_server(target, [self.manager])
@@ -120,6 +118,10 @@ class Service(service.Service):
         try:
             with self._own_object_calls():
                 self.service_ref.heartbeat()
+        except messaging.MessagingTimeout:
+            LOG.warning('Heartbeat of %(binary)s on %(host)s: no conductor '
+                        'answered; the service shows as down until one '
+                        'does.', {'binary': self.binary, 'host': self.host})
         except Exception:
             # A missed heartbeat must not stop the next one; the service
             # shows as down until the database or conductor is back.

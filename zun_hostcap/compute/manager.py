@@ -1,8 +1,10 @@
 """The compute manager: the verbs of zun-hostcap-compute."""
 
 from oslo_log import log as logging
+import oslo_messaging as messaging
 from oslo_service import periodic_task
 
+from zun_hostcap.common import exception
 from zun_hostcap.compute import container
 from zun_hostcap.compute import resource_tracker
 import zun_hostcap.conf
@@ -44,5 +46,17 @@ class ComputeManager(periodic_task.PeriodicTasks):
 
     @periodic_task.periodic_task(run_immediately=True)
     def update_available_resource(self, context):
-        """Probe this host and save its ComputeNode if it changed."""
-        self.resource_tracker.update_available_resource(context)
+        """Probe this host and save its ComputeNode if it changed.
+
+        Expected failures are logged in one line and retried at the next
+        interval; what was not saved stays pending on the object.
+        """
+        try:
+            self.resource_tracker.update_available_resource(context)
+        except exception.HostProbeFailed as err:
+            LOG.error('%s; the stored capabilities are left as they are.',
+                      err)
+        except messaging.MessagingTimeout:
+            LOG.warning('No zun-hostcap-conductor answered; the resource '
+                        'update is retried in %d seconds.',
+                        CONF.compute.resource_update_interval)

@@ -6,6 +6,8 @@ machine, so a test can change what the host has.
 
 import dataclasses
 
+import fixtures
+
 from zun_hostcap.common import exception
 from zun_hostcap.compute import container
 from zun_hostcap.compute import manager
@@ -198,3 +200,29 @@ class TestComputeManager(base.TestCase):
         self.assertLessEqual(idle, 7)
         self.assertEqual('compute-1', mgr.resource_tracker.compute_node
                          .hostname)
+
+    def test_probe_failure_is_one_log_line_and_retried(self):
+        class BrokenHost(fake_host.FakeDriver):
+            broken = True
+
+            def get_capabilities(self):
+                if self.broken:
+                    raise os_capability.CapabilityError(
+                        'lscpu', 'command not found')
+                return super().get_capabilities()
+
+        logs = self.useFixture(fixtures.FakeLogger(
+            name='zun_hostcap.compute.manager'))
+        host = BrokenHost(fake_host.sample_capabilities())
+        mgr = manager.ComputeManager(
+            host='compute-1', host_driver=host,
+            container_driver=container.fake.FakeContainerDriver())
+        mgr.update_available_resource(self.context)
+        self.assertIn('lscpu: command not found', logs.output)
+        self.assertNotIn('Traceback', logs.output)
+        self.assertIsNone(mgr.resource_tracker.compute_node)
+
+        host.broken = False
+        mgr.update_available_resource(self.context)
+        self.assertEqual('compute-1',
+                         mgr.resource_tracker.compute_node.hostname)
