@@ -1,7 +1,9 @@
 """Helpers for the os_capability tests: fixture shapes and fake uname."""
 
+import atexit
 import os
 import shutil
+import tempfile
 
 import fixtures
 
@@ -27,8 +29,37 @@ class FakeUname:
         return self
 
 
+_MATERIALIZED = {}
+# Made at import, outside any test: oslotest points TMPDIR at a directory
+# of each test's own and removes it afterwards.
+_SHAPES_BASE = tempfile.mkdtemp(prefix='zun-hostcap-shapes-')
+atexit.register(shutil.rmtree, _SHAPES_BASE, ignore_errors=True)
+
+
+def _materialize(shape):
+    """Copy ``shape`` and turn each ``<name>.symlink`` into that symlink.
+
+    sysfs is full of symlinks (a PCI device's ``driver``), but a wheel
+    cannot carry them, so the data keeps each link's target in a file.
+    """
+    root = os.path.join(_SHAPES_BASE, shape)
+    shutil.copytree(os.path.join(DATA_DIR, shape), root)
+    for dirpath, _dirs, files in os.walk(root):
+        for name in files:
+            if name.endswith('.symlink'):
+                path = os.path.join(dirpath, name)
+                with open(path) as f:
+                    target = f.read().strip()
+                os.remove(path)
+                os.symlink(target, path[:-len('.symlink')])
+    return root
+
+
 def shape_path(shape):
-    return os.path.join(DATA_DIR, shape)
+    """The tree of ``shape``, symlinks included; do not modify it."""
+    if shape not in _MATERIALIZED:
+        _MATERIALIZED[shape] = _materialize(shape)
+    return _MATERIALIZED[shape]
 
 
 def read_shape_file(shape, name):
