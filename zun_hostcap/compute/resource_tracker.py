@@ -41,18 +41,24 @@ def _moved_enough(old, new, total, granularity_percent):
     return abs(new - old) > total * granularity_percent / 100.0
 
 
+def _pool_order(pool_key):
+    vendor, product, numa_node, class_code = pool_key
+    # A stable order makes an unchanged host compare equal; None sorts
+    # first among NUMA nodes.
+    return vendor, product, -1 if numa_node is None else numa_node, class_code
+
+
 def _pci_pools(devices):
+    """PCI devices counted by vendor, product, NUMA node and class."""
     counts = collections.Counter(
         (dev.vendor_id, dev.product_id, dev.numa_node, dev.class_code)
         for dev in devices)
     return objects.PciDevicePoolList(objects=[
         objects.PciDevicePool(vendor_id=vendor, product_id=product,
-                              numa_node=numa_node, count=count,
+                              numa_node=numa_node, count=counts[key],
                               tags={'class_code': class_code})
-        for (vendor, product, numa_node, class_code), count in sorted(
-            counts.items(), key=lambda item: (
-                item[0][0], item[0][1], -1 if item[0][2] is None
-                else item[0][2], item[0][3]))])
+        for key in sorted(counts, key=_pool_order)
+        for vendor, product, numa_node, class_code in [key]])
 
 
 def _mem_available_kb(memory):
