@@ -147,3 +147,81 @@ class ServiceProcess(fixtures.Fixture):
         if self.process.poll() is not None:
             test.fail('%s exited with %s:\n%s' % (
                 self.name, self.process.returncode, self.log_tail()))
+
+
+class Deployment(fixtures.Fixture):
+    """A conductor and a compute service as processes.
+
+    They share RabbitMQ and a MariaDB database of their own, with a private
+    exchange, topic and host name so that runs do not meet.
+    """
+
+    def __init__(self, test, interval=1, notification_format='none'):
+        super().__init__()
+        self.test = test
+        self.interval = interval
+        self.notification_format = notification_format
+        self.conductor = self.compute = None
+
+    def _setUp(self):
+        require_port(self.test, 'MariaDB', 3306)
+        require_port(self.test, 'RabbitMQ', 5672)
+        self.db = self.useFixture(MySQLDatabase())
+        self.tmp = self.useFixture(fixtures.TempDir()).path
+        suffix = uuid.uuid4().hex[:8]
+        self.hostname = 'functional-%s' % suffix
+        self.exchange = 'zun-hostcap-test-%s' % suffix
+        self.conductor_topic = 'zun-hostcap-conductor-%s' % suffix
+        self.common = {
+            'DEFAULT': {
+                'transport_url': RABBIT_URL,
+                'control_exchange': self.exchange,
+                'state_path': self.tmp,
+                'report_interval': self.interval,
+                'debug': 'true',
+                'host': self.hostname,
+            },
+            'conductor': {'topic': self.conductor_topic},
+            'compute': {'resource_update_interval': self.interval},
+            'notifications': {
+                'notification_format': self.notification_format},
+        }
+
+    def _config(self, name, **sections):
+        merged = {section: dict(options)
+                  for section, options in self.common.items()}
+        for section, options in sections.items():
+            merged.setdefault(section, {}).update(options)
+        return write_config(os.path.join(self.tmp, name + '.conf'), merged)
+
+    def start(self, compute_options):
+        """Build the schema, then start conductor and compute."""
+        conductor_conf = self._config(
+            'conductor', database={'connection': self.db.url})
+        subprocess.run(console_script('zun-hostcap-db-manage') +
+                       ['--config-file', conductor_conf, 'upgrade'],
+                       check=True, capture_output=True)
+        # The compute gets a database URL that cannot work: it must never
+        # need one.
+        compute_conf = self._config(
+            'compute', database={
+                'connection': 'mysql+pymysql://nobody:nothing@127.0.0.1:1/x'},
+            compute=compute_options)
+        self.conductor = self.useFixture(ServiceProcess(
+            'zun-hostcap-conductor', conductor_conf, self.tmp))
+        self.compute = self.useFixture(ServiceProcess(
+            'zun-hostcap-compute', compute_conf, self.tmp))
+
+    def node(self):
+        """The compute_nodes row of this deployment's host, or None."""
+        rows = self.db.rows('SELECT * FROM compute_nodes WHERE '
+                            'hostname = :h', h=self.hostname)
+        return rows[0] if rows else None
+
+    def wait_for_node(self, timeout=30):
+        def node():
+            self.conductor.assert_running(self.test)
+            self.compute.assert_running(self.test)
+            return self.node()
+        return wait_for(node, timeout, message='the compute node row',
+                        processes=(self.conductor, self.compute))

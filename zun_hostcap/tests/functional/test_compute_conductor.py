@@ -11,16 +11,14 @@ import os
 import re
 import subprocess
 import time
-import uuid
 
-import fixtures
 from oslotest import base
 
 from zun_hostcap.os_capability import fake as fake_host
 from zun_hostcap.tests.functional import base as functional_base
 
 INTERVAL = 1
-# A compute log line for every ComputeNode call the conductor serves.
+# The conductor logs a line for every ComputeNode call it serves.
 COMPUTE_NODE_RPC = re.compile(r'RPC object_(class_)?action(_versions)? '
                               r'ComputeNode(List)?\.(\w+)')
 NATIVE = re.compile(r'concurrency check: (.+?) runs in thread .*'
@@ -31,65 +29,14 @@ class TestComputeConductor(base.BaseTestCase):
 
     def setUp(self):
         super().setUp()
-        functional_base.require_port(self, 'MariaDB', 3306)
-        functional_base.require_port(self, 'RabbitMQ', 5672)
-        self.db = self.useFixture(functional_base.MySQLDatabase())
-        self.tmp = self.useFixture(fixtures.TempDir()).path
-        # A private exchange and topic, so parallel runs do not meet.
-        suffix = uuid.uuid4().hex[:8]
-        self.common = {
-            'DEFAULT': {
-                'transport_url': functional_base.RABBIT_URL,
-                'control_exchange': 'zun-hostcap-test-%s' % suffix,
-                'state_path': self.tmp,
-                'report_interval': INTERVAL,
-                'debug': 'true',
-                'host': 'functional-%s' % suffix,
-            },
-            'conductor': {'topic': 'zun-hostcap-conductor-%s' % suffix},
-            'compute': {'resource_update_interval': INTERVAL},
-        }
-        self.hostname = self.common['DEFAULT']['host']
-
-    def _config(self, name, **sections):
-        merged = {section: dict(options)
-                  for section, options in self.common.items()}
-        for section, options in sections.items():
-            merged.setdefault(section, {}).update(options)
-        return functional_base.write_config(
-            os.path.join(self.tmp, name + '.conf'), merged)
+        self.deployment = self.useFixture(
+            functional_base.Deployment(self, interval=INTERVAL))
+        self.hostname = self.deployment.hostname
 
     def _start(self, compute_options):
-        conductor_conf = self._config(
-            'conductor', database={'connection': self.db.url})
-        subprocess.run(functional_base.console_script(
-            'zun-hostcap-db-manage') + ['--config-file', conductor_conf,
-                                        'upgrade'],
-            check=True, capture_output=True)
-        # The compute gets a database URL that cannot work: it must never
-        # need one.
-        compute_conf = self._config(
-            'compute', database={
-                'connection': 'mysql+pymysql://nobody:nothing@127.0.0.1:1/x'},
-            compute=compute_options)
-        self.conductor = self.useFixture(functional_base.ServiceProcess(
-            'zun-hostcap-conductor', conductor_conf, self.tmp))
-        self.compute = self.useFixture(functional_base.ServiceProcess(
-            'zun-hostcap-compute', compute_conf, self.tmp))
-
-    def _node(self):
-        rows = self.db.rows('SELECT * FROM compute_nodes WHERE '
-                            'hostname = :h', h=self.hostname)
-        return rows[0] if rows else None
-
-    def _wait_for_node(self, timeout=30):
-        def node():
-            self.conductor.assert_running(self)
-            self.compute.assert_running(self)
-            return self._node()
-        return functional_base.wait_for(
-            node, timeout, message='the compute node row',
-            processes=(self.conductor, self.compute))
+        self.deployment.start(compute_options)
+        self.conductor = self.deployment.conductor
+        self.compute = self.deployment.compute
 
     def _compute_node_calls(self):
         return [m.group(0) for m in
@@ -104,7 +51,7 @@ class TestComputeConductor(base.BaseTestCase):
     def test_live_host_is_stored_with_lscpu_and_meminfo_values(self):
         self._start({'os_capability_driver': 'linux',
                      'cpu_source': 'lscpu'})
-        node = self._wait_for_node()
+        node = self.deployment.wait_for_node()
 
         lscpu = subprocess.run(['lscpu'], capture_output=True, text=True,
                                check=True,
@@ -135,8 +82,8 @@ class TestComputeConductor(base.BaseTestCase):
 
         # Every service records itself and beats.
         def beating_services():
-            rows = self.db.rows('SELECT * FROM services WHERE host = :h',
-                                h=self.hostname)
+            rows = self.deployment.db.rows(
+                'SELECT * FROM services WHERE host = :h', h=self.hostname)
             return {row['binary'] for row in rows
                     if row['report_count'] >= 2}
         functional_base.wait_for(
@@ -150,29 +97,30 @@ class TestComputeConductor(base.BaseTestCase):
             self._assert_native_threads(self.compute, where)
 
     def test_changes_are_saved_and_an_idle_host_costs_nothing(self):
-        data_file = os.path.join(self.tmp, 'host.json')
+        data_file = os.path.join(self.deployment.tmp, 'host.json')
         caps = fake_host.sample_capabilities()
         fake_host.write_capabilities(data_file, caps)
         self._start({'os_capability_driver': 'fake',
                      'fake_capabilities_file': data_file})
-        node = self._wait_for_node()
+        node = self.deployment.wait_for_node()
         self.assertEqual(len(caps.cpu.online_cpus), node['cpus'])
 
         # Idle: several intervals, no ComputeNode call, no row change.
         calls = functional_base.wait_for(
             lambda: self._compute_node_calls() or None, 10,
             message='the first ComputeNode calls')
-        before = self._node()
+        before = self.deployment.node()
         time.sleep(INTERVAL * 4)
         self.assertEqual(calls, self._compute_node_calls())
-        self.assertEqual(before, self._node())
+        self.assertEqual(before, self.deployment.node())
 
         # A capability changes: saved within one interval (plus slack for
         # the probe and the RPC round trip).
         fake_host.write_capabilities(data_file, dataclasses.replace(
             caps, os=dataclasses.replace(caps.os, kernel_version='9.9.9')))
         changed = functional_base.wait_for(
-            lambda: (self._node() or {}).get('kernel_version') == '9.9.9',
+            lambda: (self.deployment.node() or {}).get(
+                'kernel_version') == '9.9.9',
             timeout=INTERVAL * 2 + 1, interval=0.1,
             message='the changed kernel version')
         self.assertTrue(changed)
