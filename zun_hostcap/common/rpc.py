@@ -1,7 +1,8 @@
 """oslo.messaging setup shared by every service.
 
-One transport per process, created by ``init()`` once the configuration is
-parsed; servers use the threading executor, never eventlet.
+One RPC transport and one notification transport per process, created by
+``init()`` once the configuration is parsed; servers use the threading
+executor, never eventlet.
 """
 
 import oslo_messaging as messaging
@@ -11,6 +12,10 @@ from zun_hostcap.common import context as zun_context
 from zun_hostcap.objects import base as objects_base
 
 TRANSPORT = None
+NOTIFICATION_TRANSPORT = None
+# Notifiers of the two formats; a format that is off gets the noop driver.
+VERSIONED_NOTIFIER = None
+LEGACY_NOTIFIER = None
 
 # Exceptions a conductor may raise that callers get back as themselves
 # (ComputeNodeNotFound...) rather than as oslo.messaging's RemoteError.
@@ -37,20 +42,58 @@ class RequestContextSerializer(messaging.Serializer):
 
 
 def init(conf):
-    """Create the process-wide RPC transport from ``transport_url``."""
-    global TRANSPORT
+    """Create the process-wide transports and notifiers."""
+    global TRANSPORT, NOTIFICATION_TRANSPORT
+    global VERSIONED_NOTIFIER, LEGACY_NOTIFIER
     if TRANSPORT is None:
         TRANSPORT = messaging.get_rpc_transport(
             conf, allowed_remote_exmods=ALLOWED_EXMODS)
+    if NOTIFICATION_TRANSPORT is None:
+        NOTIFICATION_TRANSPORT = messaging.get_notification_transport(
+            conf, allowed_remote_exmods=ALLOWED_EXMODS)
+        notification_format = conf.notifications.notification_format
+        VERSIONED_NOTIFIER = _notifier(
+            conf, notification_format in ('versioned', 'both'),
+            topics=conf.notifications.versioned_notifications_topics)
+        LEGACY_NOTIFIER = _notifier(
+            conf, notification_format in ('unversioned', 'both'))
     return TRANSPORT
 
 
+def _notifier(conf, enabled, topics=None):
+    if not enabled:
+        return messaging.Notifier(NOTIFICATION_TRANSPORT, driver='noop')
+    # messagingv2 unless the operator chose drivers in
+    # [oslo_messaging_notifications] driver.
+    driver = (None if conf.oslo_messaging_notifications.driver
+              else 'messagingv2')
+    return messaging.Notifier(NOTIFICATION_TRANSPORT, driver=driver,
+                              serializer=_serializer(), topics=topics)
+
+
 def cleanup():
-    """Release the transport; the next ``init()`` creates a new one."""
-    global TRANSPORT
-    if TRANSPORT is not None:
-        TRANSPORT.cleanup()
-        TRANSPORT = None
+    """Release the transports; the next ``init()`` creates new ones."""
+    global TRANSPORT, NOTIFICATION_TRANSPORT
+    global VERSIONED_NOTIFIER, LEGACY_NOTIFIER
+    for transport in (TRANSPORT, NOTIFICATION_TRANSPORT):
+        if transport is not None:
+            transport.cleanup()
+    TRANSPORT = NOTIFICATION_TRANSPORT = None
+    VERSIONED_NOTIFIER = LEGACY_NOTIFIER = None
+
+
+def get_versioned_notifier(publisher_id):
+    """The versioned notifier, or None before ``init()``."""
+    if VERSIONED_NOTIFIER is None:
+        return None
+    return VERSIONED_NOTIFIER.prepare(publisher_id=publisher_id)
+
+
+def get_legacy_notifier(publisher_id):
+    """The notifier of the legacy format, or None before ``init()``."""
+    if LEGACY_NOTIFIER is None:
+        return None
+    return LEGACY_NOTIFIER.prepare(publisher_id=publisher_id)
 
 
 def _serializer():

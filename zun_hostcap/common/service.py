@@ -22,6 +22,7 @@ from zun_hostcap.conductor import rpcapi as conductor_rpcapi
 import zun_hostcap.conf
 from zun_hostcap import objects
 from zun_hostcap.objects import base as objects_base
+from zun_hostcap.objects.notifications import base as notification_base
 
 CONF = zun_hostcap.conf.CONF
 LOG = logging.getLogger(__name__)
@@ -44,6 +45,7 @@ def prepare_service(argv, default_config_files=None):
     logging.setup(CONF, 'zun-hostcap')
     os.makedirs(CONF.state_path, exist_ok=True)
     objects.register_all()
+    notification_base.set_publisher_source(os.path.basename(argv[0]))
 
 
 class Service(service.Service):

@@ -7,6 +7,7 @@ from oslo_messaging import opts as messaging_opts
 from zun_hostcap.conf import compute
 from zun_hostcap.conf import conductor
 from zun_hostcap.conf import database
+from zun_hostcap.conf import notifications
 from zun_hostcap.conf import service
 from zun_hostcap.conf import upgrade_levels
 
@@ -15,6 +16,7 @@ CONF = cfg.CONF
 compute.register_opts(CONF)
 conductor.register_opts(CONF)
 database.register_opts(CONF)
+notifications.register_opts(CONF)
 service.register_opts(CONF)
 upgrade_levels.register_opts(CONF)
 

@@ -6,10 +6,12 @@ from oslo_db import options as db_options
 from zun_hostcap.conf import compute
 from zun_hostcap.conf import conductor
 from zun_hostcap.conf import database
+from zun_hostcap.conf import notifications
 from zun_hostcap.conf import service
 from zun_hostcap.conf import upgrade_levels
 
-_MODULES = (service, compute, conductor, database, upgrade_levels)
+_MODULES = (service, compute, conductor, database, notifications,
+            upgrade_levels)
 
 
 def list_opts():

@@ -3,10 +3,14 @@
 from oslo_versionedobjects import fields
 
 from zun_hostcap.common import exception
+import zun_hostcap.conf
 from zun_hostcap.db import api as db_api
 from zun_hostcap.objects import base
+from zun_hostcap.objects.notifications import compute_node as notifications
 from zun_hostcap.objects import numa
 from zun_hostcap.objects import pci_device_pool
+
+CONF = zun_hostcap.conf.CONF
 
 # Fields stored as JSON of plain data: (object class, to-plain, from-plain).
 _STRUCTURED_FIELDS = {
@@ -96,6 +100,7 @@ class ComputeNode(base.ZunHostcapPersistentObject, base.ZunHostcapObject):
         values = self._to_db_values(self.obj_get_changes())
         db_node = db_api.compute_node_create(self._context, values)
         self._from_db_object(self._context, self, db_node)
+        notifications.emit(self._context, self, 'create', CONF.host)
 
     @base.remotable
     def save(self):
@@ -108,11 +113,15 @@ class ComputeNode(base.ZunHostcapPersistentObject, base.ZunHostcapObject):
         db_node = db_api.compute_node_update(
             self._context, self.uuid, self._to_db_values(changes))
         self._from_db_object(self._context, self, db_node)
+        # Listeners hear of changes to what the payload shows, nothing else.
+        if set(changes) & notifications.ComputeNodePayload.watched_fields():
+            notifications.emit(self._context, self, 'update', CONF.host)
 
     @base.remotable
     def destroy(self):
         db_api.compute_node_destroy(self._context, self.uuid)
         self.obj_reset_changes()
+        notifications.emit(self._context, self, 'delete', CONF.host)
 
 
 @base.ZunHostcapObjectRegistry.register

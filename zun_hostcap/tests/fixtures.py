@@ -1,6 +1,7 @@
 """Fixtures shared by unit and functional tests."""
 
 import os
+import time
 
 import fixtures
 from oslo_db.sqlalchemy import enginefacade
@@ -117,3 +118,53 @@ class Conductor(fixtures.Fixture):
         self.addCleanup(objects_base.install_indirection_api, None)
         db_api.block_access('test compute')
         self.addCleanup(db_api.unblock_access)
+
+
+class NotificationCollector(fixtures.Fixture):
+    """A real oslo.messaging notification listener, collecting messages.
+
+    Listens on ``topics`` of the process's notification transport (start
+    the RPC fixture first) with the threading executor.
+    """
+
+    def __init__(self, topics=('versioned_notifications',)):
+        super().__init__()
+        self.topics = topics
+        self.received = []
+
+    def _setUp(self):
+        collector = self
+
+        class Endpoint:
+            def _record(self, priority, ctxt, publisher_id, event_type,
+                        payload, metadata):
+                collector.received.append({
+                    'priority': priority, 'event_type': event_type,
+                    'publisher_id': publisher_id, 'payload': payload})
+
+            def info(self, *args):
+                self._record('INFO', *args)
+
+            def warn(self, *args):
+                self._record('WARN', *args)
+
+            def error(self, *args):
+                self._record('ERROR', *args)
+
+        targets = [messaging.Target(topic=topic) for topic in self.topics]
+        self.listener = messaging.get_notification_listener(
+            rpc.NOTIFICATION_TRANSPORT, targets, [Endpoint()],
+            executor='threading')
+        self.listener.start()
+        self.addCleanup(self.listener.wait)
+        self.addCleanup(self.listener.stop)
+
+    def wait_for(self, count, timeout=5):
+        """Wait until ``count`` notifications arrived; return them all."""
+        deadline = time.monotonic() + timeout
+        while len(self.received) < count and time.monotonic() < deadline:
+            time.sleep(0.02)
+        return list(self.received)
+
+    def event_types(self):
+        return [n['event_type'] for n in self.received]

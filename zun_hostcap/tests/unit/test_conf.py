@@ -10,7 +10,7 @@ class TestOpts(base.TestCase):
         groups = {getattr(group, 'name', group) for group, _ in
                   opts.list_opts()}
         self.assertEqual({'DEFAULT', 'compute', 'conductor',
-                          'upgrade_levels'}, groups)
+                          'notifications', 'upgrade_levels'}, groups)
 
     def test_database_defaults_to_sqlite_under_state_path(self):
         self.flags(state_path='/srv/zhc')

@@ -10,9 +10,16 @@ from zun_hostcap.tests import base as test_base
 # line for the new version and obj_make_compatible for the old one.
 EXPECTED_OBJECT_FINGERPRINTS = {
     'ComputeNode': '1.0-555304f8edb81c2e5905ffdaf1cc7696',
+    'ComputeNodeDeleteNotification': '1.0-a73147b93b520ff0061865849d3dfa56',
+    'ComputeNodeDeletePayload': '1.0-a4eec6990d3265a9323d22035371f4af',
     'ComputeNodeList': '1.0-4bc44e4129334c9eb80efff7ec0c2cff',
+    'ComputeNodeNotification': '1.0-a73147b93b520ff0061865849d3dfa56',
+    'ComputeNodePayload': '1.0-f78992d4a60f75639c76ef317d695c25',
+    'EventType': '1.0-00fb1d42b557d80318fff0796b1968cf',
     'NUMANode': '1.0-f6f5568bf22d5698573c03d913c14428',
+    'NUMANodePayload': '1.0-f6f5568bf22d5698573c03d913c14428',
     'NUMATopology': '1.0-b54086eda7e4b2e6145ecb6ee2c925ab',
+    'NotificationPublisher': '1.0-578ee5fea2922ff32e8917621f140857',
     'PciDevicePool': '1.0-4ff40d0d7b017470df447a3124dd0a9a',
     'PciDevicePoolList': '1.0-15ecf022a68ddbb8c2a6739cfc9f8f5e',
     'Service': '1.0-b0698bcf706bc2ab6a2db445a4ce5838',
