@@ -1,8 +1,14 @@
 # Sphinx configuration of the zun-hostcap documentation.
 
+import os
+import sys
+
+sys.path.insert(0, os.path.abspath('../ext'))
+
 extensions = [
     'openstackdocstheme',
     'oslo_config.sphinxext',
+    'versioned_notifications',
 ]
 
 openstackdocs_repo_name = 'openstack/zun-hostcap'
