@@ -1,5 +1,6 @@
 """Base classes, registry and serializer of zun-hostcap's objects."""
 
+from oslo_utils import versionutils
 from oslo_versionedobjects import base as ovo_base
 
 from zun_hostcap.db import api as db_api
@@ -14,10 +15,10 @@ class ZunHostcapObjectRegistry(ovo_base.VersionedObjectRegistry):
     def registration_hook(self, cls, index):
         # Make the newest version importable as zun_hostcap.objects.<Name>.
         from zun_hostcap import objects
-        version = tuple(int(part) for part in cls.VERSION.split('.'))
         current = getattr(objects, cls.obj_name(), None)
-        if current is None or version >= tuple(
-                int(part) for part in current.VERSION.split('.')):
+        if current is None or (
+                versionutils.convert_version_to_tuple(cls.VERSION) >=
+                versionutils.convert_version_to_tuple(current.VERSION)):
             setattr(objects, cls.obj_name(), cls)
 
 
@@ -26,14 +27,6 @@ class ZunHostcapObject(ovo_base.VersionedObject):
 
     OBJ_SERIAL_NAMESPACE = 'zun_hostcap_object'
     OBJ_PROJECT_NAMESPACE = 'zun_hostcap'
-
-    def obj_refresh(self, loaded_object):
-        """Copy the set fields of ``loaded_object`` into this object."""
-        for name in self.fields:
-            if loaded_object.obj_attr_is_set(name) and (
-                    not self.obj_attr_is_set(name) or
-                    getattr(self, name) != getattr(loaded_object, name)):
-                setattr(self, name, getattr(loaded_object, name))
 
 
 class ZunHostcapPersistentObject(ovo_base.TimestampedObject):
