@@ -57,6 +57,10 @@ class ServiceNotFound(NotFound):
     msg_fmt = 'Service %(binary)s on host %(host)s could not be found.'
 
 
+class ServiceIdNotFound(ServiceNotFound):
+    msg_fmt = 'Service %(service_id)s could not be found.'
+
+
 class ServiceAlreadyExists(Conflict):
     msg_fmt = 'Service %(binary)s on host %(host)s already exists.'
 

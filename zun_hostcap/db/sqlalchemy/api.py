@@ -37,17 +37,13 @@ def get_engine():
 
 def _paginate(query, model, limit, marker, sort_key, sort_dir,
               tie_breaker='uuid'):
-    sort_keys = [sort_key or tie_breaker]
-    if tie_breaker not in sort_keys:
+    """One page of ``query``; ``sort_key`` is a checked column name."""
+    sort_keys = [sort_key]
+    if tie_breaker != sort_key:
         sort_keys.append(tie_breaker)
-    try:
-        return db_utils.paginate_query(query, model, limit, sort_keys,
-                                       marker=marker,
-                                       sort_dir=sort_dir or 'asc').all()
-    except db_exc.InvalidSortKey:
-        raise exception.InvalidSortKey(key=sort_key,
-                                       allowed=', '.join(
-                                           COMPUTE_NODE_SORT_KEYS))
+    return db_utils.paginate_query(query, model, limit, sort_keys,
+                                   marker=marker,
+                                   sort_dir=sort_dir or 'asc').all()
 
 
 # Compute nodes
@@ -169,8 +165,7 @@ def service_get_all(context, disabled=None):
 def service_update(context, service_id, values):
     service = _service_query(context).filter_by(id=service_id).first()
     if service is None:
-        raise exception.ServiceNotFound(host='?', binary='id %s' %
-                                        service_id)
+        raise exception.ServiceIdNotFound(service_id=service_id)
     service.update(values)
     context.session.flush()
     return service
@@ -185,8 +180,7 @@ def service_heartbeat(context, service_id):
          'last_seen_up': now, 'updated_at': now},
         synchronize_session=False)
     if not count:
-        raise exception.ServiceNotFound(host='?', binary='id %s' %
-                                        service_id)
+        raise exception.ServiceIdNotFound(service_id=service_id)
     return _service_query(context).filter_by(id=service_id).one()
 
 
@@ -195,5 +189,4 @@ def service_destroy(context, service_id):
     count = _service_query(context).filter_by(id=service_id).delete(
         synchronize_session=False)
     if not count:
-        raise exception.ServiceNotFound(host='?', binary='id %s' %
-                                        service_id)
+        raise exception.ServiceIdNotFound(service_id=service_id)

@@ -161,3 +161,12 @@ class TestService(base.TestCase):
                                                         'b')
         self.assertTrue(loaded.disabled)
         self.assertEqual('maintenance', loaded.disabled_reason)
+
+    def test_heartbeat_of_a_removed_service_says_which(self):
+        service = objects.Service(self.context, host='h', binary='b')
+        service.create()
+        service.destroy()
+        err = self.assertRaises(exception.ServiceNotFound,
+                                service.heartbeat)
+        self.assertEqual('Service %s could not be found.' % service.id,
+                         str(err))
