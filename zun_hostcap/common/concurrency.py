@@ -10,6 +10,13 @@ import sys
 import threading
 import time
 
+from oslo_log import log as logging
+
+LOG = logging.getLogger(__name__)
+
+_logged = set()
+_logged_lock = threading.Lock()
+
 # Modules eventlet.monkey_patch() replaces.
 _PATCHABLE = ('os', 'select', 'socket', 'thread', 'time', 'psycopg',
               'MySQLdb', 'builtins', 'subprocess')
@@ -54,3 +61,16 @@ def describe(where):
                 type(threading.current_thread()).__name__,
                 running_on_native_thread(),
                 ', '.join(patched) or 'none'))
+
+
+def log_once(where):
+    """Log ``describe(where)`` the first time ``where`` runs, at INFO.
+
+    Called from the code whose thread matters (an RPC handler, a periodic
+    task), so the line tells how that code really runs.
+    """
+    with _logged_lock:
+        if where in _logged:
+            return
+        _logged.add(where)
+    LOG.info(describe(where))

@@ -78,13 +78,10 @@ class ResourceTracker:
         self.container_driver = container_driver
         self.granularity_percent = granularity_percent
         self.compute_node = None
-        self._concurrency_logged = False
 
     def update_available_resource(self, context):
         """Probe the host and save what changed since the last run."""
-        if not self._concurrency_logged:
-            self._concurrency_logged = True
-            LOG.info(concurrency.describe('resource tracker periodic task'))
+        concurrency.log_once('resource tracker periodic task')
         values = self._host_values()
         if self.compute_node is None:
             self.compute_node = self._load_or_create(context, values)

@@ -7,7 +7,6 @@ fields, backported to the versions the caller knows.
 
 from oslo_log import log as logging
 import oslo_messaging as messaging
-from oslo_utils import excutils
 from oslo_versionedobjects import exception as ovo_exc
 
 from zun_hostcap.common import concurrency
@@ -21,14 +20,6 @@ class ConductorManager:
     """The conductor's RPC endpoint."""
 
     target = messaging.Target(version='1.0')
-
-    def __init__(self):
-        self._concurrency_logged = False
-
-    def _log_concurrency_once(self):
-        if not self._concurrency_logged:
-            self._concurrency_logged = True
-            LOG.info(concurrency.describe('conductor RPC handler'))
 
     def ping(self, context):
         """Answer, so a starting service knows a conductor listens."""
@@ -45,7 +36,7 @@ class ConductorManager:
         :param object_versions: the caller's version of every object it
             knows, so the result comes back in a form it can load.
         """
-        self._log_concurrency_once()
+        concurrency.log_once('conductor RPC handler')
         LOG.debug('RPC object_class_action_versions %(obj)s.%(method)s',
                   {'obj': objname, 'method': objmethod})
         objclass = objects_base.ZunHostcapObject.obj_class_from_name(
@@ -63,18 +54,13 @@ class ConductorManager:
     @messaging.expected_exceptions(exception.ZunHostcapException)
     def object_action(self, context, objinst, objmethod, args, kwargs):
         """Call ``objinst.objmethod``; return (changed fields, result)."""
-        self._log_concurrency_once()
+        concurrency.log_once('conductor RPC handler')
         LOG.debug('RPC object_action %(obj)s.%(method)s',
                   {'obj': objinst.obj_name(), 'method': objmethod})
         before = objinst.obj_clone()
-        try:
-            with objects_base.conductor_scope():
-                result = getattr(objinst, objmethod)(*(args or ()),
-                                                     **(kwargs or {}))
-        except Exception:
-            with excutils.save_and_reraise_exception():
-                LOG.debug('%(obj)s.%(method)s failed',
-                          {'obj': objinst.obj_name(), 'method': objmethod})
+        with objects_base.conductor_scope():
+            result = getattr(objinst, objmethod)(*(args or ()),
+                                                 **(kwargs or {}))
         updates = {}
         for name, field in objinst.fields.items():
             if not objinst.obj_attr_is_set(name):

@@ -12,6 +12,7 @@ import sys
 import threading
 import time
 
+import fixtures
 from oslo_service import backend
 
 import zun_hostcap
@@ -57,6 +58,15 @@ class TestNoMonkeyPatching(base.TestCase):
         native, native_id = seen[0]
         self.assertTrue(native)
         self.assertNotEqual(threading.get_native_id(), native_id)
+
+    def test_log_once_logs_each_place_once(self):
+        logs = self.useFixture(fixtures.FakeLogger(
+            name='zun_hostcap.common.concurrency'))
+        for _ in range(3):
+            concurrency.log_once('test place A')
+        concurrency.log_once('test place B')
+        self.assertEqual(1, logs.output.count('test place A runs'))
+        self.assertEqual(1, logs.output.count('test place B runs'))
 
     def test_describe_says_so(self):
         line = concurrency.describe('this test')
