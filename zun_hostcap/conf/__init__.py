@@ -4,6 +4,7 @@ from oslo_config import cfg
 import oslo_messaging as messaging
 from oslo_messaging import opts as messaging_opts
 
+from zun_hostcap.conf import api
 from zun_hostcap.conf import compute
 from zun_hostcap.conf import conductor
 from zun_hostcap.conf import database
@@ -13,6 +14,7 @@ from zun_hostcap.conf import upgrade_levels
 
 CONF = cfg.CONF
 
+api.register_opts(CONF)
 compute.register_opts(CONF)
 conductor.register_opts(CONF)
 database.register_opts(CONF)

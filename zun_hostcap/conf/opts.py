@@ -3,6 +3,7 @@
 from oslo_config import cfg
 from oslo_db import options as db_options
 
+from zun_hostcap.conf import api
 from zun_hostcap.conf import compute
 from zun_hostcap.conf import conductor
 from zun_hostcap.conf import database
@@ -10,7 +11,7 @@ from zun_hostcap.conf import notifications
 from zun_hostcap.conf import service
 from zun_hostcap.conf import upgrade_levels
 
-_MODULES = (service, compute, conductor, database, notifications,
+_MODULES = (service, api, compute, conductor, database, notifications,
             upgrade_levels)
 
 
@@ -27,3 +28,4 @@ def set_lib_defaults():
     """Our defaults for options that libraries own, for the generator."""
     cfg.set_defaults(db_options.database_opts,
                      connection=database.DEFAULT_CONNECTION)
+    api.set_middleware_defaults()

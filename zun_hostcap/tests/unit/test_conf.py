@@ -9,7 +9,7 @@ class TestOpts(base.TestCase):
     def test_list_opts_names_every_group(self):
         groups = {getattr(group, 'name', group) for group, _ in
                   opts.list_opts()}
-        self.assertEqual({'DEFAULT', 'compute', 'conductor',
+        self.assertEqual({'DEFAULT', 'api', 'compute', 'conductor',
                           'notifications', 'upgrade_levels'}, groups)
 
     def test_database_defaults_to_sqlite_under_state_path(self):
@@ -21,6 +21,15 @@ class TestOpts(base.TestCase):
         self.assertEqual(60, self.conf.compute.resource_update_interval)
         self.assertEqual(1.0, self.conf.compute.usage_report_granularity)
         self.assertEqual('sysfs', self.conf.compute.cpu_source)
+
+    def test_api_defaults(self):
+        self.assertEqual('127.0.0.1', self.conf.api.host)
+        self.assertEqual(9517, self.conf.api.port)
+        self.assertEqual('keystone', self.conf.api.auth_strategy)
+
+    def test_auth_strategy_is_checked(self):
+        self.assertRaises(ValueError, self.flags, auth_strategy='noauth',
+                          group='api')
 
     def test_transport_options_are_registered_compatibly(self):
         # Our early registration must not clash with oslo.messaging's own

@@ -1,0 +1,24 @@
+"""Rules of /v1/hosts; the names are Zun's, so a Zun policy file fits."""
+
+from oslo_policy import policy
+
+from zun_hostcap.common.policies import base
+
+HOST = 'host:%s'
+
+rules = [
+    policy.DocumentedRuleDefault(
+        name=HOST % 'get_all',
+        check_str=base.ADMIN,
+        description='List the container hosts and what they have.',
+        operations=[{'method': 'GET', 'path': '/v1/hosts'}]),
+    policy.DocumentedRuleDefault(
+        name=HOST % 'get',
+        check_str=base.ADMIN,
+        description='Show one container host.',
+        operations=[{'method': 'GET', 'path': '/v1/hosts/{host_ident}'}]),
+]
+
+
+def list_rules():
+    return rules
