@@ -1,10 +1,10 @@
-"""zun-hostcap-all: conductor and compute in one process.
+"""zun-hostcap-all: API, conductor and compute in one process.
 
 Made for a laptop or a demo: with nothing configured it keeps a SQLite
 file under [DEFAULT] state_path, carries RPC over oslo.messaging's
-in-process fake:// transport and discovers this host at once. The compute
-side still talks to the conductor only over RPC and may not use the
-database itself.
+in-process fake:// transport, discovers this host at once and serves the
+API on [api] host:port with noauth2. The compute side still talks to the
+conductor only over RPC and may not use the database itself.
 """
 
 import sys
@@ -12,6 +12,7 @@ import sys
 from oslo_log import log as logging
 from oslo_service import service
 
+from zun_hostcap.cmd import api
 from zun_hostcap.cmd import compute
 from zun_hostcap.cmd import conductor
 from zun_hostcap.common import service as zun_service
@@ -19,12 +20,30 @@ import zun_hostcap.conf
 from zun_hostcap.db import api as db_api
 from zun_hostcap.db import migration
 from zun_hostcap.db.sqlalchemy import api as sqla_api
+from zun_hostcap.objects import base as objects_base
 
 CONF = zun_hostcap.conf.CONF
 LOG = logging.getLogger(__name__)
 
 # One process needs no broker; a real transport_url overrides this.
 DEFAULT_TRANSPORT_URL = 'fake:/'
+# A laptop has no keystone; [api] auth_strategy overrides this.
+DEFAULT_AUTH_STRATEGY = 'noauth2'
+
+
+class _DatabaseOwner(object):
+    """Lets the API's requests use the database in this process.
+
+    Like the conductor, and unlike the compute service that shares the
+    process, the API reads the database itself (as nova-api does).
+    """
+
+    def __init__(self, application):
+        self.application = application
+
+    def __call__(self, environ, start_response):
+        with objects_base.conductor_scope():
+            return self.application(environ, start_response)
 
 
 class _AllInOne(service.ServiceBase):
@@ -52,6 +71,7 @@ class _AllInOne(service.ServiceBase):
 
 def main(argv=None):
     CONF.set_default('transport_url', DEFAULT_TRANSPORT_URL)
+    CONF.set_default('auth_strategy', DEFAULT_AUTH_STRATEGY, group='api')
     zun_service.prepare_service(sys.argv if argv is None else argv)
     # The embedded SQLite database is created or upgraded on start.
     migration.upgrade('head')
@@ -60,7 +80,9 @@ def main(argv=None):
     # The launcher forks; pooled connections must not cross into the child.
     sqla_api.get_engine().dispose()
     db_api.block_access(compute.BINARY)
+    api_service = api.create_service()
+    api_service.application = _DatabaseOwner(api_service.application)
     all_in_one = _AllInOne([conductor.create_service(),
-                            compute.create_service()])
+                            compute.create_service(), api_service])
     launcher = service.launch(CONF, all_in_one, restart_method='mutate')
     return launcher.wait()

@@ -1,0 +1,1 @@
+"""The REST API: a pecan application behind oslo.middleware."""

@@ -1,0 +1,135 @@
+"""Error documents in Zun's format, built in one place.
+
+Every error leaves the API as::
+
+    {"errors": [{"request_id": ..., "code": "container.<name>",
+                 "status": <int>, "title": <reason>, "detail": <message>,
+                 "links": []}]}
+
+Handlers raise webob HTTP exceptions with an error code from this module
+as ``comment``, or our own exceptions, which carry their status; the pecan
+hook and the middleware below turn both into the document.
+"""
+
+import re
+import time
+
+from oslo_log import log as logging
+from oslo_serialization import jsonutils
+import webob
+import webob.exc
+
+LOG = logging.getLogger(__name__)
+
+# Error codes of the documents, after Zun's "container." prefix.
+BAD_REQUEST = 'container.bad_request'
+INVALID_QUERY = 'container.invalid_query'
+NOT_ACCEPTABLE_VERSION = 'container.version_not_acceptable'
+NOT_AUTHENTICATED = 'container.not_authenticated'
+FORBIDDEN = 'container.forbidden'
+NOT_FOUND = 'container.not_found'
+INTERNAL_ERROR = 'container.internal_error'
+
+_CAMEL_WORD = re.compile(r'(?<=[a-z0-9])(?=[A-Z])')
+
+
+def code_for_exception(exc):
+    """``container.compute_node_not_found`` for ComputeNodeNotFound."""
+    return 'container.' + _CAMEL_WORD.sub('_', type(exc).__name__).lower()
+
+
+def code_for_status(status):
+    """``container.method_not_allowed`` for 405, and so on."""
+    reason = webob.exc.status_map.get(status, webob.exc.HTTPError).title
+    return 'container.' + re.sub(r'\W+', '_', reason.lower()).strip('_')
+
+
+def document(status, detail, code=None, request_id=None):
+    """The error document as a dict."""
+    title = webob.exc.status_map.get(status, webob.exc.HTTPError).title
+    return {'errors': [{'request_id': request_id or '',
+                        'code': code or code_for_status(status),
+                        'status': status,
+                        'title': title,
+                        'detail': detail,
+                        'links': []}]}
+
+
+def response(status, detail, code=None, request_id=None, headers=None):
+    """A webob response carrying the error document."""
+    resp = webob.Response(status=status, content_type='application/json',
+                          charset='utf-8')
+    for name, value in headers or ():
+        resp.headers.add(name, value)
+    resp.text = jsonutils.dumps(document(status, detail, code, request_id))
+    return resp
+
+
+def _is_document(body):
+    try:
+        return 'errors' in jsonutils.loads(body)
+    except (ValueError, TypeError):
+        return False
+
+
+def _detail_of(body, status_line):
+    """The message another component put in an error body."""
+    text = body.decode('utf-8', 'replace').strip()
+    try:
+        data = jsonutils.loads(text)
+    except ValueError:
+        data = None
+    if isinstance(data, dict):
+        # keystonemiddleware: {"error": {"message": ...}}
+        inner = data.get('error', data)
+        if isinstance(inner, dict):
+            for key in ('message', 'detail', 'explanation'):
+                if inner.get(key):
+                    return str(inner[key])
+    # webob's plain text rendering starts with the status line.
+    if text.startswith(status_line):
+        text = text[len(status_line):]
+    return ' '.join(text.split()) or status_line
+
+
+class ErrorDocumentMiddleware(object):
+    """Makes every error a JSON document, and logs each request.
+
+    Errors from pecan handlers are documents already; this catches those
+    of the middleware in between (authentication, body size) and any
+    exception that escaped, which becomes a 500 without a traceback.
+    """
+
+    def __init__(self, application):
+        self.application = application
+
+    def __call__(self, environ, start_response):
+        req = webob.Request(environ)
+        started = time.monotonic()
+        try:
+            resp = req.get_response(self.application)
+        except Exception:
+            LOG.exception('Unexpected error serving %(method)s %(path)s',
+                          {'method': req.method, 'path': req.path_qs})
+            resp = response(500, 'The server hit an unexpected error; its '
+                                 'log has the details.',
+                            INTERNAL_ERROR, self._request_id(environ))
+        if resp.status_int >= 400 and not _is_document(resp.body):
+            headers = [(name, value) for name, value in resp.headerlist
+                       if name.lower() not in ('content-type',
+                                               'content-length')]
+            resp = response(resp.status_int,
+                            _detail_of(resp.body, resp.status),
+                            request_id=self._request_id(environ),
+                            headers=headers)
+        LOG.info('%(addr)s "%(method)s %(path)s" status: %(status)s '
+                 'len: %(length)s time: %(time).4f',
+                 {'addr': req.remote_addr, 'method': req.method,
+                  'path': req.path_qs, 'status': resp.status_int,
+                  'length': resp.content_length,
+                  'time': time.monotonic() - started})
+        return resp(environ, start_response)
+
+    @staticmethod
+    def _request_id(environ):
+        return environ.get('openstack.request_id')

@@ -1,0 +1,1 @@
+"""JSON schemas of requests, one module per resource and microversion."""

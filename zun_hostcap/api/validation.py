@@ -1,0 +1,45 @@
+"""Checks a request's query string against a JSON schema."""
+
+import jsonschema
+import webob.exc
+
+from zun_hostcap.api import errors
+
+_FORMAT_CHECKER = jsonschema.FormatChecker()
+
+
+def _bad_query(detail):
+    return webob.exc.HTTPBadRequest(detail, comment=errors.INVALID_QUERY)
+
+
+def validate_query(request, schema):
+    """The query parameters as a dict of strings, valid for ``schema``.
+
+    :raises webob.exc.HTTPBadRequest: a parameter given twice, unknown, or
+        with a value the schema does not allow; the message says which.
+    """
+    query = request.GET.dict_of_lists()
+    repeated = sorted(name for name, values in query.items()
+                      if len(values) > 1)
+    if repeated:
+        raise _bad_query('Query parameter(s) given more than once: %s.'
+                         % ', '.join(repeated))
+    query = {name: values[0] for name, values in query.items()}
+    allowed = schema.get('properties', {})
+    unknown = sorted(set(query) - set(allowed))
+    if unknown and schema.get('additionalProperties') is False:
+        raise _bad_query(
+            'Unknown query parameter(s): %s. This request takes: %s.'
+            % (', '.join(unknown), ', '.join(sorted(allowed)) or 'none'))
+    validator = jsonschema.Draft202012Validator(
+        schema, format_checker=_FORMAT_CHECKER)
+    error = jsonschema.exceptions.best_match(validator.iter_errors(query))
+    if error is not None:
+        name = error.path[0] if error.path else None
+        if name in allowed:
+            raise _bad_query(
+                'Invalid value %r for query parameter %s: it must be %s.'
+                % (query[name], name, allowed[name].get('description',
+                                                        'valid')))
+        raise _bad_query('Invalid query string: %s' % error.message)
+    return query

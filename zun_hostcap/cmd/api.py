@@ -1,0 +1,44 @@
+"""zun-hostcap-api: the REST API on a multi-threaded WSGI server."""
+
+import sys
+
+from oslo_log import log as logging
+from oslo_service import service
+
+from zun_hostcap.api import app
+from zun_hostcap.api import server
+from zun_hostcap.common import service as zun_service
+import zun_hostcap.conf
+
+CONF = zun_hostcap.conf.CONF
+LOG = logging.getLogger(__name__)
+
+BINARY = 'zun-hostcap-api'
+
+
+def create_service():
+    """The API server, its socket already listening on [api] host:port."""
+    try:
+        sock = server.bind(CONF.api.host, CONF.api.port)
+    except OSError as exc:
+        LOG.error('Cannot listen on %(host)s:%(port)s: %(error)s',
+                  {'host': CONF.api.host, 'port': CONF.api.port,
+                   'error': exc})
+        raise SystemExit('%s: cannot listen on %s:%s: %s (set [api] host '
+                         'and port)' % (BINARY, CONF.api.host,
+                                        CONF.api.port, exc.strerror))
+    return server.WSGIService(BINARY, app.setup_app(), sock,
+                              CONF.api.threads)
+
+
+def main(argv=None):
+    zun_service.prepare_service(sys.argv if argv is None else argv)
+    api = create_service()
+    LOG.info('%(binary)s listening on %(host)s:%(port)s, %(workers)d '
+             'worker(s), auth_strategy %(auth)s',
+             {'binary': BINARY, 'host': api.address[0],
+              'port': api.address[1], 'workers': CONF.api.workers,
+              'auth': CONF.api.auth_strategy})
+    launcher = service.launch(CONF, api, workers=CONF.api.workers,
+                              restart_method='mutate')
+    return launcher.wait()

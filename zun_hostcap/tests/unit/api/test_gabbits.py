@@ -1,0 +1,25 @@
+"""The API's gabbi tests, in-process through wsgi-intercept."""
+
+import os
+
+from gabbi import driver
+
+from zun_hostcap.tests import gabbi_fixtures
+
+HERE = os.path.dirname(__file__)
+# Shared with the functional tests, which run them against a live server.
+SHARED_GABBITS = os.path.join(HERE, '..', '..', 'gabbits')
+# Need keystonemiddleware's fixture, so in-process only.
+UNIT_GABBITS = os.path.join(HERE, 'gabbits')
+
+
+def load_tests(loader, tests, pattern):
+    suite = driver.build_tests(SHARED_GABBITS, loader, host=None,
+                               intercept=gabbi_fixtures.setup_app,
+                               fixture_module=gabbi_fixtures,
+                               test_loader_name=__name__)
+    suite.addTests(driver.build_tests(UNIT_GABBITS, loader, host=None,
+                                      intercept=gabbi_fixtures.setup_app,
+                                      fixture_module=gabbi_fixtures,
+                                      test_loader_name=__name__))
+    return suite

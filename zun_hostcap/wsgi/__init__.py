@@ -1,0 +1,1 @@
+"""WSGI entry points for servers such as uwsgi or mod_wsgi."""
