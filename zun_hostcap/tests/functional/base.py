@@ -26,6 +26,13 @@ RABBIT_URL = os.environ.get('ZUN_HOSTCAP_TEST_TRANSPORT_URL',
                             'rabbit://guest:guest@127.0.0.1:5672/')
 
 
+def free_port(host='127.0.0.1'):
+    """A TCP port nobody listens on now, for a server to bind later."""
+    with socket.socket() as sock:
+        sock.bind((host, 0))
+        return sock.getsockname()[1]
+
+
 def require_port(test, name, port, host='127.0.0.1'):
     """Skip (or, in CI, fail) ``test`` unless ``host:port`` answers."""
     try:

@@ -1,11 +1,15 @@
 """zun-hostcap-all with its embedded defaults, as the README runs it."""
 
+import json
 import os
 import re
 import sqlite3
+import time
+import urllib.request
 
 import fixtures
 from oslotest import base
+from testtools import content as testtools_content
 
 from zun_hostcap.tests.functional import base as functional_base
 
@@ -15,11 +19,15 @@ class TestAllInOne(base.BaseTestCase):
     def setUp(self):
         super().setUp()
         self.tmp = self.useFixture(fixtures.TempDir()).path
-        # Only a state directory of its own: every other value is the
-        # embedded default (SQLite, fake:// transport).
+        # Only a state directory and an API port of its own: every other
+        # value is the embedded default (SQLite, fake:// transport,
+        # noauth2).
+        self.port = functional_base.free_port()
         self.config = functional_base.write_config(
             os.path.join(self.tmp, 'zun-hostcap.conf'),
-            {'DEFAULT': {'state_path': self.tmp, 'debug': 'true'}})
+            {'DEFAULT': {'state_path': self.tmp, 'debug': 'true'},
+             'api': {'port': self.port}})
+        self.started = time.monotonic()
         self.service = self.useFixture(functional_base.ServiceProcess(
             'zun-hostcap-all', self.config, self.tmp))
 
@@ -58,7 +66,8 @@ class TestAllInOne(base.BaseTestCase):
         self.assertIn('RPC object_action ComputeNode.create', log)
         self.assertIn('Created compute node %s' % node['uuid'], log)
         for where in ('service start-up', 'conductor RPC handler',
-                      'resource tracker periodic task'):
+                      'resource tracker periodic task',
+                      'API server start-up'):
             match = re.search(r'concurrency check: %s runs .*native=(\w+)'
                               r'\); monkey-patched: (\S+)' % where, log)
             self.assertIsNotNone(match, where)
@@ -69,3 +78,28 @@ class TestAllInOne(base.BaseTestCase):
             message='the services rows')
         self.assertEqual({'zun-hostcap-conductor', 'zun-hostcap-compute'},
                          {row['binary'] for row in services})
+
+    def test_the_api_shows_this_host_within_ten_seconds(self):
+        # The README's curl command. Without a version header a request
+        # is for 1.1, which has no hosts yet (406), as in Zun.
+        request = urllib.request.Request(
+            'http://127.0.0.1:%d/v1/hosts' % self.port,
+            headers={'X-Auth-Token': 'admin',
+                     'OpenStack-API-Version': 'container latest'})
+
+        def hosts():
+            self.service.assert_running(self)
+            try:
+                with urllib.request.urlopen(request, timeout=2) as resp:
+                    return json.load(resp)['hosts']
+            except OSError:
+                return None   # not listening yet
+
+        listed = functional_base.wait_for(
+            hosts, timeout=10, message='this host from GET /v1/hosts',
+            processes=(self.service,))
+        elapsed = time.monotonic() - self.started
+        self.assertEqual([os.uname().nodename],
+                         [host['hostname'] for host in listed])
+        self.addDetail('seconds-until-listed',
+                       testtools_content.text_content('%.2f' % elapsed))

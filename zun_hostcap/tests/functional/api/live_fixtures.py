@@ -1,0 +1,77 @@
+"""Gabbi fixtures for a live zun-hostcap-api process.
+
+The YAML files under ``tests/gabbits`` name ``APIFixture``. Here it loads
+the same data as the in-process fixture into a SQLite file, then starts
+``zun-hostcap-api`` with two workers on that database and the same
+configuration, and the tests talk to it over TCP.
+"""
+
+import os
+import shutil
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+from zun_hostcap.tests import gabbi_fixtures
+from zun_hostcap.tests.functional import base as functional_base
+
+HOST = '127.0.0.1'
+API_WORKERS = 2
+
+
+# Chosen when the tests are loaded: gabbi needs it to build them. Each
+# stestr worker process loads the tests, and picks its own port.
+PORT = functional_base.free_port(HOST)
+
+
+def wait_until_serving(url, process, timeout=30):
+    deadline = time.monotonic() + timeout
+    while True:
+        process.assert_running_or_raise()
+        try:
+            with urllib.request.urlopen(url, timeout=2) as resp:
+                if resp.status == 200:
+                    return
+        except (urllib.error.URLError, ConnectionError):
+            pass
+        if time.monotonic() > deadline:
+            raise RuntimeError('zun-hostcap-api did not answer %s within '
+                               '%ss:\n%s' % (url, timeout,
+                                             process.log_tail()))
+        time.sleep(0.2)
+
+
+class _APIProcess(functional_base.ServiceProcess):
+
+    def assert_running_or_raise(self):
+        if self.process.poll() is not None:
+            raise RuntimeError('%s exited with %s:\n%s' % (
+                self.name, self.process.returncode, self.log_tail()))
+
+
+class APIFixture(gabbi_fixtures.APIFixture):
+    """The in-process fixture's data, served by a zun-hostcap-api process."""
+
+    def start_fixture(self):
+        super().start_fixture()
+        self.tmp = tempfile.mkdtemp(prefix='zun-hostcap-api-')
+        sections = {section: dict(options) for section, options in
+                    gabbi_fixtures.CONFIG.items()}
+        sections['DEFAULT'] = {'state_path': self.tmp, 'debug': 'true'}
+        sections['api'].update(host=HOST, port=PORT, workers=API_WORKERS)
+        sections['database'] = {'connection': self.database.connection}
+        config = functional_base.write_config(
+            os.path.join(self.tmp, 'zun-hostcap-api.conf'), sections)
+        self.api = _APIProcess('zun-hostcap-api', config, self.tmp)
+        self.api.setUp()
+        try:
+            wait_until_serving('http://%s:%s/' % (HOST, PORT), self.api)
+        except Exception:
+            self.api.cleanUp()
+            raise
+
+    def stop_fixture(self):
+        self.api.cleanUp()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+        super().stop_fixture()

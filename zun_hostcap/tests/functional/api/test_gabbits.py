@@ -1,0 +1,22 @@
+"""The API's gabbi tests against a live zun-hostcap-api over TCP.
+
+The same YAML files as the unit tests run in-process; here every request
+goes through the real server, its worker processes and threads.
+"""
+
+import os
+
+from gabbi import driver
+
+from zun_hostcap.tests.functional.api import live_fixtures
+
+HERE = os.path.dirname(__file__)
+SHARED_GABBITS = os.path.join(HERE, '..', '..', 'gabbits')
+
+
+def load_tests(loader, tests, pattern):
+    return driver.build_tests(SHARED_GABBITS, loader,
+                              host=live_fixtures.HOST,
+                              port=live_fixtures.PORT,
+                              fixture_module=live_fixtures,
+                              test_loader_name=__name__)
