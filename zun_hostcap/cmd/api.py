@@ -1,5 +1,6 @@
 """zun-hostcap-api: the REST API on a multi-threaded WSGI server."""
 
+import ipaddress
 import sys
 
 from oslo_log import log as logging
@@ -18,6 +19,7 @@ BINARY = 'zun-hostcap-api'
 
 def create_service():
     """The API server, its socket already listening on [api] host:port."""
+    warn_if_exposed_without_auth()
     try:
         sock = server.bind(CONF.api.host, CONF.api.port)
     except OSError as exc:
@@ -29,6 +31,23 @@ def create_service():
                                         CONF.api.port, exc.strerror))
     return server.WSGIService(BINARY, app.setup_app(), sock,
                               CONF.api.threads)
+
+
+def _is_loopback(host):
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == 'localhost'
+
+
+def warn_if_exposed_without_auth():
+    """noauth2 believes anyone who says "admin"; say so if others can."""
+    if (CONF.api.auth_strategy == 'noauth2' and
+            not _is_loopback(CONF.api.host)):
+        LOG.warning('[api] auth_strategy is noauth2 and the API listens on '
+                    '%s: anyone who reaches it is an administrator with '
+                    'the token "admin". Use auth_strategy = keystone or '
+                    'listen on 127.0.0.1.', CONF.api.host)
 
 
 def main(argv=None):
