@@ -22,11 +22,13 @@ LOG = logging.getLogger(__name__)
 _LOOP_TIMEOUT = 0.5
 
 
-def bind(host, port, backlog=128):
-    """A listening TCP socket on ``host``:``port`` (IPv4 or IPv6)."""
+def bind(host, port):
+    """A listening TCP socket on ``host``:``port`` (IPv4 or IPv6).
+
+    waitress sets the backlog when it starts serving on it.
+    """
     family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
-    return socket.create_server((host, port), family=family,
-                                backlog=backlog)
+    return socket.create_server((host, port), family=family)
 
 
 class WSGIService(service.ServiceBase):

@@ -5,6 +5,7 @@ import sys
 
 from oslo_log import log as logging
 from oslo_service import service
+from oslo_utils import netutils
 
 from zun_hostcap.api import app
 from zun_hostcap.api import server
@@ -23,12 +24,13 @@ def create_service():
     try:
         sock = server.bind(CONF.api.host, CONF.api.port)
     except OSError as exc:
+        # [::1]:9517, not ::1:9517
+        host = netutils.escape_ipv6(CONF.api.host)
         LOG.error('Cannot listen on %(host)s:%(port)s: %(error)s',
-                  {'host': CONF.api.host, 'port': CONF.api.port,
-                   'error': exc})
+                  {'host': host, 'port': CONF.api.port, 'error': exc})
         raise SystemExit('%s: cannot listen on %s:%s: %s (set [api] host '
-                         'and port)' % (BINARY, CONF.api.host,
-                                        CONF.api.port, exc.strerror))
+                         'and port)' % (BINARY, host, CONF.api.port,
+                                        exc.strerror))
     return server.WSGIService(BINARY, app.setup_app(), sock,
                               CONF.api.threads)
 

@@ -13,8 +13,8 @@ import time
 import urllib.error
 import urllib.request
 
-from zun_hostcap.tests import gabbi_fixtures
 from zun_hostcap.tests.functional import base as functional_base
+from zun_hostcap.tests import gabbi_fixtures
 
 HOST = '127.0.0.1'
 API_WORKERS = 2
