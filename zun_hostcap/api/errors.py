@@ -3,7 +3,8 @@
 Every error leaves the API as::
 
     {"errors": [{"request_id": ..., "code": "container.<name>",
-                 "status": <int>, "title": <reason>, "detail": <message>,
+                 "status": <int>, "title": <first sentence of detail>,
+                 "detail": <message>,
                  "links": []}]}
 
 Handlers raise webob HTTP exceptions with an error code from this module
@@ -19,6 +20,9 @@ from oslo_serialization import jsonutils
 import webob
 import webob.exc
 
+import zun_hostcap.conf
+
+CONF = zun_hostcap.conf.CONF
 LOG = logging.getLogger(__name__)
 
 # Error codes of the documents, after Zun's "container." prefix.
@@ -44,9 +48,20 @@ def code_for_status(status):
     return 'container.' + re.sub(r'\W+', '_', reason.lower()).strip('_')
 
 
+def _title(status, detail):
+    """The first sentence of ``detail``, else the status' reason.
+
+    python-zunclient, and so the CLI, shows the title as the error's
+    message ("Host x could not be found (HTTP 404)"), as with Zun.
+    """
+    first = (detail or '').split('. ', 1)[0].strip().rstrip('.')
+    return first or webob.exc.status_map.get(status,
+                                             webob.exc.HTTPError).title
+
+
 def document(status, detail, code=None, request_id=None):
     """The error document as a dict."""
-    title = webob.exc.status_map.get(status, webob.exc.HTTPError).title
+    title = _title(status, detail)
     return {'errors': [{'request_id': request_id or '',
                         'code': code or code_for_status(status),
                         'status': status,
@@ -63,6 +78,23 @@ def response(status, detail, code=None, request_id=None, headers=None):
         resp.headers.add(name, value)
     resp.text = jsonutils.dumps(document(status, detail, code, request_id))
     return resp
+
+
+def detail_for_status(req, status):
+    """Our message for errors that pecan, webob or oslo.middleware raise.
+
+    Theirs are generic ("could not comply with the request") or, for
+    sizelimit, leave a "%s" unformatted. None for other statuses.
+    """
+    if status == 405:
+        return 'Method %s is not allowed on %s.' % (req.method, req.path)
+    if status == 406:
+        return ('This API answers with application/json only, which the '
+                'Accept header does not allow.')
+    if status == 413:
+        return ('The request body is larger than the %d bytes this API '
+                'accepts.' % CONF.oslo_middleware.max_request_body_size)
+    return None
 
 
 def _is_document(body):
@@ -119,7 +151,7 @@ class ErrorDocumentMiddleware(object):
                        if name.lower() not in ('content-type',
                                                'content-length')]
             resp = response(resp.status_int,
-                            _detail_of(resp.body, resp.status),
+                            self._detail(req, resp),
                             request_id=self._request_id(environ),
                             headers=headers)
         LOG.info('%(addr)s "%(method)s %(path)s" status: %(status)s '
@@ -129,6 +161,11 @@ class ErrorDocumentMiddleware(object):
                   'length': resp.content_length,
                   'time': time.monotonic() - started})
         return resp(environ, start_response)
+
+    @staticmethod
+    def _detail(req, resp):
+        return (detail_for_status(req, resp.status_int) or
+                _detail_of(resp.body, resp.status))
 
     @staticmethod
     def _request_id(environ):

@@ -57,8 +57,14 @@ class ErrorHook(pecan.hooks.PecanHook):
         headers = []
         if isinstance(exc, webob.exc.HTTPException):
             status = exc.code
-            detail = exc.detail or exc.explanation
-            code = exc.comment or errors.code_for_status(status)
+            if exc.comment:
+                # Ours: raised with an error code and a message.
+                detail, code = exc.detail or exc.explanation, exc.comment
+            else:
+                # pecan's routing (405, 406) or a bare abort().
+                detail = (errors.detail_for_status(state.request, status) or
+                          exc.detail or exc.explanation)
+                code = errors.code_for_status(status)
             headers = [(name, value) for name, value in exc.headerlist
                        if name.lower() not in ('content-type',
                                                'content-length')]

@@ -11,7 +11,7 @@ CORS_ALLOW_HEADERS = ['X-Auth-Token', 'X-OpenStack-Request-ID',
 CORS_EXPOSE_HEADERS = ['X-OpenStack-Request-ID', 'OpenStack-API-Version',
                        'OpenStack-API-Minimum-Version',
                        'OpenStack-API-Maximum-Version']
-CORS_ALLOW_METHODS = ['GET', 'HEAD', 'OPTIONS']
+CORS_ALLOW_METHODS = ['GET', 'OPTIONS']
 
 api_group = cfg.OptGroup(
     'api', title='REST API',
