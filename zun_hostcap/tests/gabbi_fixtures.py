@@ -33,8 +33,12 @@ CONFIG = {
     'api': {'auth_strategy': 'noauth2'},
     'notifications': {'notification_format': 'none'},
     'cors': {'allowed_origin': 'https://dashboard.example.com'},
-    # Small, so that a test can cross it with a short body.
-    'oslo_middleware': {'max_request_body_size': 256},
+    'oslo_middleware': {
+        # Small, so that a test can cross it with a short body.
+        'max_request_body_size': 256,
+        # As behind a TLS-terminating proxy.
+        'enable_proxy_headers_parsing': True,
+    },
 }
 
 
