@@ -56,7 +56,11 @@ class WSGIService(service.ServiceBase):
         self._map = {}
         self._server = waitress_server.create_server(
             self.application, map=self._map, sockets=[self.socket],
-            threads=self.threads, ident=self.name)
+            threads=self.threads, ident=self.name,
+            # X-Forwarded-* reach oslo.middleware's http_proxy_to_wsgi,
+            # which honours them only with [oslo_middleware]
+            # enable_proxy_headers_parsing; waitress would drop them.
+            clear_untrusted_proxy_headers=False)
         self._thread = threading.Thread(target=self._serve, name=self.name,
                                         daemon=True)
         self._thread.start()

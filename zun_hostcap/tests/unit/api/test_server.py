@@ -42,6 +42,7 @@ def _echo_app(environ, start_response):
         'method': environ['REQUEST_METHOD'],
         'path': environ['PATH_INFO'],
         'query': environ['QUERY_STRING'],
+        'forwarded_proto': environ.get('HTTP_X_FORWARDED_PROTO'),
         'thread': threading.current_thread().name,
         'native': concurrency.running_on_native_thread(),
     }).encode()
@@ -132,6 +133,14 @@ class TestWSGIService(base.TestCase):
         # On one of waitress's worker threads, a real OS thread.
         self.assertNotEqual(threading.current_thread().name, seen['thread'])
         self.assertTrue(seen['native'])
+
+    def test_proxy_headers_reach_the_application(self):
+        # Whether to believe them is oslo.middleware's decision
+        # (http_proxy_to_wsgi), not the server's.
+        svc = self._start(_echo_app)
+        status, headers, body = _get(svc.address, '/',
+                                     {'X-Forwarded-Proto': 'https'})
+        self.assertEqual('https', json.loads(body)['forwarded_proto'])
 
     def test_serves_one_connection_several_requests(self):
         svc = self._start(_echo_app)
@@ -253,3 +262,12 @@ class TestCreateService(base.TestCase):
         # Links name the address the client used.
         self.assertEqual('http://%s:%d/v1/' % svc.address,
                          document['default_version']['links'][0]['href'])
+
+        # X-Forwarded-* count only with enable_proxy_headers_parsing,
+        # which is off by default: a client cannot redirect the links.
+        forwarded = {'X-Forwarded-Proto': 'https',
+                     'X-Forwarded-Host': 'api.example.com'}
+        status, headers, body = _get(svc.address, '/', forwarded)
+        self.assertEqual('http://%s:%d/v1/' % svc.address,
+                         json.loads(body)['default_version']['links'][0][
+                             'href'])
