@@ -70,14 +70,32 @@ def document(status, detail, code=None, request_id=None):
                         'links': []}]}
 
 
+# Headers of the response an error document replaces that describe the
+# old body, not the new one.
+_BODY_HEADERS = frozenset(['content-type', 'content-length'])
+
+
 def response(status, detail, code=None, request_id=None, headers=None):
-    """A webob response carrying the error document."""
+    """A webob response carrying the error document.
+
+    ``headers`` (name, value) pairs, typically those of the error being
+    replaced, are kept, except those describing its body.
+    """
     resp = webob.Response(status=status, content_type='application/json',
                           charset='utf-8')
     for name, value in headers or ():
-        resp.headers.add(name, value)
+        if name.lower() not in _BODY_HEADERS:
+            resp.headers.add(name, value)
     resp.text = jsonutils.dumps(document(status, detail, code, request_id))
     return resp
+
+
+def internal_error(req, request_id):
+    """Log the exception being handled; a 500 that tells nothing more."""
+    LOG.exception('Unexpected error serving %(method)s %(path)s',
+                  {'method': req.method, 'path': req.path_qs})
+    return response(500, 'The server hit an unexpected error; its log has '
+                         'the details.', INTERNAL_ERROR, request_id)
 
 
 def detail_for_status(req, status):
@@ -141,19 +159,12 @@ class ErrorDocumentMiddleware(object):
         try:
             resp = req.get_response(self.application)
         except Exception:
-            LOG.exception('Unexpected error serving %(method)s %(path)s',
-                          {'method': req.method, 'path': req.path_qs})
-            resp = response(500, 'The server hit an unexpected error; its '
-                                 'log has the details.',
-                            INTERNAL_ERROR, self._request_id(environ))
+            resp = internal_error(req, self._request_id(environ))
         if resp.status_int >= 400 and not _is_document(resp.body):
-            headers = [(name, value) for name, value in resp.headerlist
-                       if name.lower() not in ('content-type',
-                                               'content-length')]
             resp = response(resp.status_int,
                             self._detail(req, resp),
                             request_id=self._request_id(environ),
-                            headers=headers)
+                            headers=resp.headerlist)
         LOG.info('%(addr)s "%(method)s %(path)s" status: %(status)s '
                  'len: %(length)s time: %(time).4f',
                  {'addr': req.remote_addr, 'method': req.method,

@@ -1,6 +1,5 @@
 """Pecan hooks: request context, microversion and error documents."""
 
-from oslo_log import log as logging
 from oslo_policy import policy as oslo_policy
 import pecan
 import webob.exc
@@ -10,8 +9,6 @@ from zun_hostcap.api import microversion
 from zun_hostcap.common import context
 from zun_hostcap.common import exception
 from zun_hostcap.common import policy
-
-LOG = logging.getLogger(__name__)
 
 
 class ContextHook(pecan.hooks.PecanHook):
@@ -53,35 +50,28 @@ class ErrorHook(pecan.hooks.PecanHook):
     """
 
     def on_error(self, state, exc):
-        request_id = state.request.environ.get('openstack.request_id')
-        headers = []
+        request = state.request
+        request_id = request.environ.get('openstack.request_id')
         if isinstance(exc, webob.exc.HTTPException):
-            status = exc.code
             if exc.comment:
                 # Ours: raised with an error code and a message.
                 detail, code = exc.detail or exc.explanation, exc.comment
             else:
                 # pecan's routing (405, 406) or a bare abort().
-                detail = (errors.detail_for_status(state.request, status) or
+                detail = (errors.detail_for_status(request, exc.code) or
                           exc.detail or exc.explanation)
-                code = errors.code_for_status(status)
-            headers = [(name, value) for name, value in exc.headerlist
-                       if name.lower() not in ('content-type',
-                                               'content-length')]
+                code = errors.code_for_status(exc.code)
+            resp = errors.response(exc.code, detail, code, request_id,
+                                   exc.headerlist)
         elif isinstance(exc, exception.ZunHostcapException) and \
                 400 <= exc.code < 500:
-            status, detail = exc.code, exc.message
-            code = errors.code_for_exception(exc)
+            resp = errors.response(exc.code, exc.message,
+                                   errors.code_for_exception(exc),
+                                   request_id)
         elif isinstance(exc, oslo_policy.PolicyNotAuthorized):
-            status, code = 403, errors.FORBIDDEN
-            detail = str(exc)
+            resp = errors.response(403, str(exc), errors.FORBIDDEN,
+                                   request_id)
         else:
-            LOG.exception('Unexpected error serving %(method)s %(path)s',
-                          {'method': state.request.method,
-                           'path': state.request.path_qs})
-            status, code = 500, errors.INTERNAL_ERROR
-            detail = ('The server hit an unexpected error; its log has '
-                      'the details.')
-        resp = errors.response(status, detail, code, request_id, headers)
-        _add_version_headers(state.request, resp)
+            resp = errors.internal_error(request, request_id)
+        _add_version_headers(request, resp)
         return resp
