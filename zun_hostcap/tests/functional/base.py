@@ -9,6 +9,7 @@ import os
 import shutil
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -88,6 +89,24 @@ class MySQLDatabase(fixtures.Fixture):
                     conn.execute(sa.text(query), params)]
 
 
+def sqlite_rows(path, query):
+    """Rows of ``query`` in the SQLite file ``path`` as dicts.
+
+    [] while the file or its schema does not exist yet: a service is
+    creating them.
+    """
+    if not os.path.exists(path):
+        return []
+    conn = sqlite3.connect(path)
+    try:
+        conn.row_factory = sqlite3.Row
+        return [dict(row) for row in conn.execute(query)]
+    except sqlite3.OperationalError:
+        return []
+    finally:
+        conn.close()
+
+
 def write_config(path, sections):
     """Write an ini file from {section: {option: value}}."""
     with open(path, 'w') as f:
@@ -100,13 +119,17 @@ def write_config(path, sections):
 
 
 def console_script(name):
-    """The command line of one of our console scripts."""
+    """The command line of a console script, ours or a client's.
+
+    The one next to this Python first (the tox environment's); ours also
+    run from the source tree when they are not installed.
+    """
     script = os.path.join(os.path.dirname(sys.executable), name)
     if os.path.exists(script):
         return [script]
     found = shutil.which(name)
-    if found:
-        return [found]
+    if found or not name.startswith('zun-hostcap-'):
+        return [found or name]
     module = name.replace('zun-hostcap-', '').replace('-', '_')
     return [sys.executable, '-c',
             'import sys; from zun_hostcap.cmd.%s import main; '

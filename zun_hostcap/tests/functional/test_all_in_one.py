@@ -3,7 +3,6 @@
 import json
 import os
 import re
-import sqlite3
 import time
 import urllib.request
 
@@ -32,17 +31,8 @@ class TestAllInOne(base.BaseTestCase):
             'zun-hostcap-all', self.config, self.tmp))
 
     def _rows(self, query):
-        path = os.path.join(self.tmp, 'zun-hostcap.sqlite')
-        if not os.path.exists(path):
-            return []
-        conn = sqlite3.connect(path)
-        try:
-            conn.row_factory = sqlite3.Row
-            return [dict(row) for row in conn.execute(query)]
-        except sqlite3.OperationalError:
-            return []   # the schema is being created
-        finally:
-            conn.close()
+        return functional_base.sqlite_rows(
+            os.path.join(self.tmp, 'zun-hostcap.sqlite'), query)
 
     def test_this_host_is_discovered_and_stored_within_seconds(self):
         def stored():

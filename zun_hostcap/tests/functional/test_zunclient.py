@@ -8,9 +8,7 @@ Each must return this host with the values the database holds.
 
 import json
 import os
-import sqlite3
 import subprocess
-import sys
 import urllib.request
 
 import fixtures
@@ -28,11 +26,6 @@ BOOLEAN_FIELDS = ('disk_quota_supported', 'enable_cpu_pinning')
 JSON_FIELDS = ('labels', 'runtimes', 'numa_topology', 'pci_device_pools')
 # What "openstack appcontainer host list" shows.
 LIST_COLUMNS = ('uuid', 'hostname', 'mem_total', 'cpus', 'disk_total')
-
-
-def openstack_command():
-    script = os.path.join(os.path.dirname(sys.executable), 'openstack')
-    return [script] if os.path.exists(script) else ['openstack']
 
 
 class TestZunClient(base.BaseTestCase):
@@ -58,20 +51,13 @@ class TestZunClient(base.BaseTestCase):
 
     def _node_row_when_served(self):
         self.service.assert_running(self)
-        path = os.path.join(self.tmp, 'zun-hostcap.sqlite')
         try:
             urllib.request.urlopen(self.endpoint, timeout=2).close()
-            conn = sqlite3.connect(path)
         except OSError:
             return None
-        try:
-            conn.row_factory = sqlite3.Row
-            rows = [dict(row) for row in
-                    conn.execute('SELECT * FROM compute_nodes')]
-        except sqlite3.OperationalError:
-            return None   # the schema is being created
-        finally:
-            conn.close()
+        rows = functional_base.sqlite_rows(
+            os.path.join(self.tmp, 'zun-hostcap.sqlite'),
+            'SELECT * FROM compute_nodes')
         return rows[0] if rows else None
 
     def _expected(self):
@@ -109,7 +95,7 @@ class TestZunClient(base.BaseTestCase):
                if not name.startswith('OS_')}
         env['HOME'] = self.tmp
         return subprocess.run(
-            openstack_command() +
+            functional_base.console_script('openstack') +
             ['--os-auth-type', 'admin_token', '--os-token', token,
              '--os-endpoint', self.endpoint] + list(args),
             capture_output=True, text=True, env=env, timeout=60)

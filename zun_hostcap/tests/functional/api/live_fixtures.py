@@ -9,7 +9,6 @@ configuration, and the tests talk to it over TCP.
 import os
 import shutil
 import tempfile
-import time
 import urllib.error
 import urllib.request
 
@@ -25,29 +24,18 @@ API_WORKERS = 2
 PORT = functional_base.free_port(HOST)
 
 
-def wait_until_serving(url, process, timeout=30):
-    deadline = time.monotonic() + timeout
-    while True:
-        process.assert_running_or_raise()
-        try:
-            with urllib.request.urlopen(url, timeout=2) as resp:
-                if resp.status == 200:
-                    return
-        except (urllib.error.URLError, ConnectionError):
-            pass
-        if time.monotonic() > deadline:
-            raise RuntimeError('zun-hostcap-api did not answer %s within '
-                               '%ss:\n%s' % (url, timeout,
-                                             process.log_tail()))
-        time.sleep(0.2)
-
-
 class _APIProcess(functional_base.ServiceProcess):
 
-    def assert_running_or_raise(self):
+    def serving(self, url):
+        """Whether ``url`` answers 200; raises if the process exited."""
         if self.process.poll() is not None:
             raise RuntimeError('%s exited with %s:\n%s' % (
                 self.name, self.process.returncode, self.log_tail()))
+        try:
+            with urllib.request.urlopen(url, timeout=2) as resp:
+                return resp.status == 200
+        except (urllib.error.URLError, ConnectionError):
+            return False
 
 
 class APIFixture(gabbi_fixtures.APIFixture):
@@ -65,8 +53,12 @@ class APIFixture(gabbi_fixtures.APIFixture):
             os.path.join(self.tmp, 'zun-hostcap-api.conf'), sections)
         self.api = _APIProcess('zun-hostcap-api', config, self.tmp)
         self.api.setUp()
+        url = 'http://%s:%s/' % (HOST, PORT)
         try:
-            wait_until_serving('http://%s:%s/' % (HOST, PORT), self.api)
+            functional_base.wait_for(
+                lambda: self.api.serving(url), timeout=30,
+                message='zun-hostcap-api to answer %s' % url,
+                processes=(self.api,))
         except Exception:
             self.api.cleanUp()
             raise
