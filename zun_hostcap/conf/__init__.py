@@ -22,11 +22,11 @@ notifications.register_opts(CONF)
 service.register_opts(CONF)
 upgrade_levels.register_opts(CONF)
 
-# oslo.messaging registers transport_url and friends only when the first
-# transport is made; services and tests set them before that. list_opts()
-# hands out copies, which must equal oslo.messaging's own options when it
-# registers those later, so its defaults are set first.
+# oslo.messaging registers its options (transport_url, the notification
+# driver...) only when the first transport is made; services check them at
+# start and tests set them before that. list_opts() hands out copies,
+# which must equal oslo.messaging's own options when it registers those
+# later, so its defaults are set first.
 messaging.set_transport_defaults(control_exchange='zun-hostcap')
 for _group, _opts in messaging_opts.list_opts():  # None is [DEFAULT]
-    if _group is None:
-        CONF.register_opts(_opts)
+    CONF.register_opts(_opts, group=_group)

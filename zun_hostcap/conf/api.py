@@ -2,6 +2,7 @@
 
 from oslo_config import cfg
 from oslo_middleware import cors
+from oslo_middleware.healthcheck import opts as healthcheck_opts
 from oslo_middleware import http_proxy_to_wsgi
 from oslo_middleware import sizelimit
 
@@ -25,7 +26,7 @@ api_opts = [
                             '0.0.0.0 to listen on every address, behind a '
                             'firewall or proxy.'),
     cfg.PortOpt('port',
-                default=9517,
+                default=9518,
                 help='TCP port zun-hostcap-api listens on.'),
     cfg.IntOpt('workers',
                default=1,
@@ -57,10 +58,15 @@ api_opts = [
 
 
 def set_middleware_defaults():
-    """Our defaults for oslo.middleware's CORS options."""
+    """Our defaults for oslo.middleware's CORS and healthcheck options."""
     cors.set_defaults(allow_headers=CORS_ALLOW_HEADERS,
                       expose_headers=CORS_EXPOSE_HEADERS,
                       allow_methods=CORS_ALLOW_METHODS)
+    # /healthcheck fails while the database does (zun_hostcap.api.
+    # healthcheck), so a load balancer stops sending requests it cannot
+    # serve.
+    cfg.set_defaults(healthcheck_opts.HEALTHCHECK_OPTS,
+                     backends=['database'])
 
 
 def register_opts(conf):
@@ -73,6 +79,7 @@ def register_opts(conf):
     conf.register_opts(cors.CORS_OPTS, group='cors')
     conf.register_opts(sizelimit.OPTS, group='oslo_middleware')
     conf.register_opts(http_proxy_to_wsgi.OPTS, group='oslo_middleware')
+    conf.register_opts(healthcheck_opts.HEALTHCHECK_OPTS, group='healthcheck')
 
 
 def list_opts():

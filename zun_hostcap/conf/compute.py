@@ -12,10 +12,12 @@ compute_opts = [
     cfg.IntOpt('resource_update_interval',
                default=60,
                min=1,
+               mutable=True,
                help='Seconds between two runs of the resource tracker. '
                     'Each run probes the host and saves what changed; an '
                     'unchanged host costs no RPC call and no database '
-                    'write, so a short interval is cheap.'),
+                    'write, so a short interval is cheap. SIGHUP applies a '
+                    'new value from the next run on.'),
     cfg.StrOpt('os_capability_driver',
                default='linux',
                choices=[('linux', 'Probe the local Linux host.'),
@@ -36,7 +38,12 @@ compute_opts = [
     cfg.StrOpt('disk_path',
                default='$state_path',
                help='Filesystem whose size and usage are reported as the '
-                    'host disk: the one containers are stored on.'),
+                    'host disk: the one containers are stored on (for '
+                    'Docker, /var/lib/docker). If it cannot be read, e.g. '
+                    'the path does not exist, one warning names this '
+                    'option, the disk is not reported (a new host records '
+                    '0 GiB, an existing one keeps its stored figures) and '
+                    'CPU, memory and the rest still are.'),
     cfg.StrOpt('container_driver',
                default='fake',
                choices=[('fake', 'No container runtime; reports the '

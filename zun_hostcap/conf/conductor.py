@@ -13,6 +13,18 @@ conductor_opts = [
                default='zun-hostcap-conductor',
                help='RPC topic the conductor listens on. Every compute '
                     'service of a deployment must use the same value.'),
+    cfg.IntOpt('call_monitor_timeout',
+               default=10,
+               min=2,
+               help='Seconds a service calling the conductor waits for it '
+                    'to show that it is working on the call (oslo.messaging '
+                    'call monitoring: the conductor sends a heartbeat every '
+                    'half of it). A call that was lost, as when RabbitMQ '
+                    'restarts between the publish and the conductor\'s '
+                    'return, is given up after this long instead of after '
+                    '[DEFAULT] rpc_response_timeout, and the next run of '
+                    'the task tries again; a call the conductor is working '
+                    'on still has rpc_response_timeout to finish.'),
 ]
 
 

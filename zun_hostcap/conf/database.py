@@ -8,15 +8,41 @@ from oslo_db import options as db_options
 DEFAULT_CONNECTION = 'sqlite:///$state_path/zun-hostcap.sqlite'
 
 
-def register_opts(conf):
-    # The option's own default, not a conf.set_default() override, so that
-    # ConfigOpts.reset() keeps it.
+# One attempt to connect when the engine is made: a service that finds
+# the database down answers 503 at once and tries again on the next
+# request or heartbeat, instead of blocking for max_retries times
+# retry_interval seconds (100 with oslo.db's defaults).
+DEFAULT_MAX_RETRIES = 0
+
+
+def set_defaults():
+    # The options' own defaults, not conf.set_default() overrides, so that
+    # ConfigOpts.reset() keeps them.
     cfg.set_defaults(db_options.database_opts,
-                     connection=DEFAULT_CONNECTION)
+                     connection=DEFAULT_CONNECTION,
+                     max_retries=DEFAULT_MAX_RETRIES)
+
+
+def register_opts(conf):
+    set_defaults()
     conf.register_opts(db_options.database_opts, group='database')
 
 
+database_group = cfg.OptGroup(
+    'database',
+    title='Database',
+    help='The database of zun-hostcap. zun-hostcap-conductor writes it for '
+         'the compute services (which never open it), zun-hostcap-api '
+         'reads it, and zun-hostcap-db-manage creates and upgrades it. The '
+         'embedded default, a SQLite file under state_path, suits one '
+         'host (zun-hostcap-all); a deployment of several hosts uses '
+         'MariaDB/MySQL (mysql+pymysql://, pip install zun-hostcap[mysql]) '
+         'or PostgreSQL (postgresql+psycopg://, pip install '
+         'zun-hostcap[postgresql]).')
+
+
 def list_opts():
-    # oslo.db publishes its options under the oslo.db namespace of the
-    # config generator; set_lib_defaults() puts our default there.
-    return {}
+    # oslo.db's own options, under our group: the sample then says what
+    # the group is for (the generator keeps a group's help only from an
+    # OptGroup with options), and shows our default connection.
+    return {database_group: db_options.database_opts}

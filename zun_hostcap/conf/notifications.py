@@ -6,9 +6,11 @@ notifications_group = cfg.OptGroup(
     'notifications',
     title='Notifications',
     help='What zun-hostcap tells oslo.messaging listeners (billing, '
-         'monitoring, search indexes) when a compute node changes. The '
-         'transport and driver of the legacy format come from '
-         '[oslo_messaging_notifications].')
+         'monitoring, search indexes) when a compute node changes. As in '
+         'every oslo service, nothing is sent unless '
+         '[oslo_messaging_notifications] driver names a driver (such as '
+         'messagingv2); that section also holds the transport and the '
+         'topics of the legacy format.')
 
 notifications_opts = [
     cfg.StrOpt('notification_format',

@@ -1,7 +1,6 @@
 """Entry points for oslo-config-generator."""
 
-from oslo_config import cfg
-from oslo_db import options as db_options
+from oslo_service import service as oslo_service
 
 from zun_hostcap.conf import api
 from zun_hostcap.conf import compute
@@ -15,17 +14,28 @@ _MODULES = (service, api, compute, conductor, database, notifications,
             upgrade_levels)
 
 
+# oslo.service's options that zun-hostcap honours (see
+# zun_hostcap.common.service.serve); its backdoor ones do nothing with the
+# threading backend, so its namespace is not in the sample.
+_SERVICE_OPTS = ('log_options', 'graceful_shutdown_timeout')
+
+
+def _service_opts():
+    return [opt for _group, opts in oslo_service.list_opts()
+            for opt in opts if opt.dest in _SERVICE_OPTS]
+
+
 def list_opts():
     """Return [(group, [opts])] for every option zun-hostcap defines."""
     merged = {}
     for module in _MODULES:
         for group, opts in module.list_opts().items():
             merged.setdefault(group, []).extend(opts)
+    merged['DEFAULT'].extend(_service_opts())
     return [(group, opts) for group, opts in merged.items()]
 
 
 def set_lib_defaults():
     """Our defaults for options that libraries own, for the generator."""
-    cfg.set_defaults(db_options.database_opts,
-                     connection=database.DEFAULT_CONNECTION)
+    database.set_defaults()
     api.set_middleware_defaults()

@@ -1,7 +1,18 @@
 """Options reach oslo-config-generator and have sane defaults."""
 
+import os
+import subprocess
+import sys
+
+import fixtures
+
 from zun_hostcap.conf import opts
 from zun_hostcap.tests import base
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))))
+GENERATOR_CONF = os.path.join(REPO, 'etc', 'zun-hostcap',
+                              'zun-hostcap-config-generator.conf')
 
 
 class TestOpts(base.TestCase):
@@ -10,7 +21,8 @@ class TestOpts(base.TestCase):
         groups = {getattr(group, 'name', group) for group, _ in
                   opts.list_opts()}
         self.assertEqual({'DEFAULT', 'api', 'compute', 'conductor',
-                          'notifications', 'upgrade_levels'}, groups)
+                          'database', 'notifications', 'upgrade_levels'},
+                         groups)
 
     def test_database_defaults_to_sqlite_under_state_path(self):
         self.flags(state_path='/srv/zhc')
@@ -24,7 +36,7 @@ class TestOpts(base.TestCase):
 
     def test_api_defaults(self):
         self.assertEqual('127.0.0.1', self.conf.api.host)
-        self.assertEqual(9517, self.conf.api.port)
+        self.assertEqual(9518, self.conf.api.port)
         self.assertEqual('keystone', self.conf.api.auth_strategy)
 
     def test_auth_strategy_is_checked(self):
@@ -43,3 +55,53 @@ class TestOpts(base.TestCase):
                           resource_update_interval=0)
         self.assertRaises(ValueError, self.flags, group='compute',
                           cpu_source='dmidecode')
+
+
+class TestConfigSample(base.TestCase):
+    """The sample oslo-config-generator writes: what takes effect only."""
+
+    def setUp(self):
+        super().setUp()
+        out = os.path.join(self.useFixture(fixtures.TempDir()).path,
+                           'zun-hostcap.conf.sample')
+        generator = os.path.join(os.path.dirname(sys.executable),
+                                 'oslo-config-generator')
+        subprocess.run([generator, '--config-file', GENERATOR_CONF,
+                        '--output-file', out], check=True,
+                       capture_output=True)
+        with open(out) as f:
+            self.sample = '\n' + f.read()
+
+    def _section(self, name):
+        return self.sample.split('\n[%s]\n' % name, 1)[1].split('\n[', 1)[0]
+
+    def test_options_the_services_read_are_there(self):
+        for section, option in (
+                ('DEFAULT', 'graceful_shutdown_timeout'),
+                ('DEFAULT', 'log_options'),
+                ('DEFAULT', 'transport_url'),
+                ('api', 'port = 9518'),
+                ('database', 'connection = sqlite:///$state_path/'),
+                ('healthcheck', 'backends = database'),
+                ('keystone_authtoken', 'www_authenticate_uri'),
+                ('oslo_messaging_notifications', 'driver'),
+                ('oslo_policy', 'policy_file'),
+                ('oslo_reports', 'log_dir'),
+                ('oslo_versionedobjects', 'fatal_exception_format_errors'),
+                ('cors', 'allowed_origin'),
+                ('oslo_middleware', 'max_request_body_size'),
+                ('oslo_middleware', 'enable_proxy_headers_parsing')):
+            self.assertIn('#' + option, self._section(section),
+                          (section, option))
+
+    def test_options_without_effect_are_not(self):
+        for option in ('backdoor_port', 'backdoor_socket',
+                       'run_external_periodic_tasks', 'lock_path',
+                       'wsgi_log_format'):
+            self.assertNotIn('#%s ' % option, self.sample)
+
+    def test_the_database_group_says_who_reads_it(self):
+        database = self._section('database')
+        self.assertIn('zun-hostcap-api reads it', ' '.join(database.split(
+            '\n# ')))
+        self.assertIn('pip install zun-hostcap[mysql]', database)
