@@ -4,11 +4,15 @@ From the outside in::
 
     http_proxy_to_wsgi   honour X-Forwarded-* from a trusted proxy
     request_id           x-openstack-request-id on every response
-    /healthcheck         oslo.middleware's healthcheck app, no auth
+    log context          every log line of the request names its id
+    /healthcheck         oslo.middleware's healthcheck app (with the
+                         database plugin), no auth
     cors                 browsers on the allowed origins
-    error documents      every error a JSON document; one log line each
+    error documents      every error a JSON document; the access line
+    request sanity       non-UTF-8, empty or private path segments: 4xx
     sizelimit            refuse oversized bodies with 413
     authentication       keystonemiddleware or noauth2; / and /v1 public
+    body guard           pecan never decodes a body
     pecan                hooks (errors, version, context) and controllers
 """
 
@@ -23,6 +27,7 @@ from zun_hostcap.api import auth
 from zun_hostcap.api.controllers import root
 from zun_hostcap.api import errors
 from zun_hostcap.api import hooks
+from zun_hostcap.api import middleware
 import zun_hostcap.conf
 
 CONF = zun_hostcap.conf.CONF
@@ -32,7 +37,11 @@ HEALTHCHECK_PATH = '/healthcheck'
 
 
 class _HealthcheckRoute(object):
-    """Sends /healthcheck to the healthcheck app, the rest to the API."""
+    """Sends GET and HEAD /healthcheck to the healthcheck app.
+
+    The rest goes to the API, which answers other methods on the path
+    with its 405 document.
+    """
 
     def __init__(self, application, healthcheck_app):
         self.application = application
@@ -40,13 +49,21 @@ class _HealthcheckRoute(object):
 
     def __call__(self, environ, start_response):
         if environ.get('PATH_INFO') == HEALTHCHECK_PATH:
-            return self.healthcheck_app(environ, start_response)
+            if environ.get('REQUEST_METHOD') in ('GET', 'HEAD'):
+                return self.healthcheck_app(environ, start_response)
+            resp = errors.response(
+                405, 'Method %s is not allowed on %s.' % (
+                    environ.get('REQUEST_METHOD'), HEALTHCHECK_PATH),
+                errors.code_for_status(405),
+                environ.get('openstack.request_id'),
+                headers=[('Allow', 'GET, HEAD')])
+            return resp(environ, start_response)
         return self.application(environ, start_response)
 
 
 def setup_pecan_app():
-    """The bare pecan application, without middleware."""
-    return pecan.make_app(
+    """The bare pecan application, with only the body guard before it."""
+    return middleware.BodyGuard(pecan.make_app(
         root.RootController(),
         hooks=[hooks.ErrorHook(), hooks.MicroversionHook(),
                hooks.ContextHook()],
@@ -54,7 +71,7 @@ def setup_pecan_app():
         # request for "node1.example".
         guess_content_type_from_ext=False,
         force_canonical=False,
-        debug=False)
+        debug=False))
 
 
 def setup_app():
@@ -62,8 +79,10 @@ def setup_app():
     app = setup_pecan_app()
     app = auth.wrap(app)
     app = sizelimit.RequestBodySizeLimiter(app, CONF)
+    app = middleware.RequestSanity(app)
     app = errors.ErrorDocumentMiddleware(app)
     app = cors.CORS(app, CONF)
     app = _HealthcheckRoute(app, healthcheck.Healthcheck(None, CONF))
+    app = middleware.RequestLogContext(app)
     app = request_id.RequestId(app)
     return http_proxy_to_wsgi.HTTPProxyToWSGI(app, CONF)

@@ -16,14 +16,19 @@ import re
 import time
 
 from oslo_log import log as logging
+from oslo_policy import policy as oslo_policy
 from oslo_serialization import jsonutils
 import webob
 import webob.exc
 
+from zun_hostcap.common import exception
 import zun_hostcap.conf
 
 CONF = zun_hostcap.conf.CONF
 LOG = logging.getLogger(__name__)
+# One line per request, apart from the errors' own log lines, so that an
+# operator can route or silence it on its own.
+ACCESS_LOG = logging.getLogger('zun_hostcap.api.access')
 
 # Error codes of the documents, after Zun's "container." prefix.
 BAD_REQUEST = 'container.bad_request'
@@ -33,6 +38,7 @@ NOT_AUTHENTICATED = 'container.not_authenticated'
 FORBIDDEN = 'container.forbidden'
 NOT_FOUND = 'container.not_found'
 INTERNAL_ERROR = 'container.internal_error'
+SERVICE_UNAVAILABLE = 'container.service_unavailable'
 
 _CAMEL_WORD = re.compile(r'(?<=[a-z0-9])(?=[A-Z])')
 
@@ -93,9 +99,50 @@ def response(status, detail, code=None, request_id=None, headers=None):
 def internal_error(req, request_id):
     """Log the exception being handled; a 500 that tells nothing more."""
     LOG.exception('Unexpected error serving %(method)s %(path)s',
-                  {'method': req.method, 'path': req.path_qs})
+                  {'method': req.method, 'path': safe_path(req.environ)})
     return response(500, 'The server hit an unexpected error; its log has '
                          'the details.', INTERNAL_ERROR, request_id)
+
+
+def for_exception(req, exc, request_id):
+    """The error response for ``exc``, raised while serving ``req``.
+
+    Our exceptions carry their status; a backend that is down (503) is
+    logged in one line, as an outage and not a bug; anything unexpected is
+    a 500 whose traceback goes to the log only.
+    """
+    if isinstance(exc, exception.ZunHostcapException) and \
+            400 <= exc.code < 600 and exc.code != 500:
+        if exc.code >= 500:
+            reason = exc.kwargs.get('reason')
+            LOG.warning('%(method)s %(path)s: %(status)s %(message)s%(why)s',
+                        {'method': req.method, 'path': safe_path(req.environ),
+                         'status': exc.code, 'message': exc.message,
+                         'why': ' (%s)' % reason if reason else ''})
+        return response(exc.code, exc.message, code_for_exception(exc),
+                        request_id)
+    if isinstance(exc, oslo_policy.PolicyNotAuthorized):
+        return response(403, str(exc), FORBIDDEN, request_id)
+    if isinstance(exc, oslo_policy.InvalidScope):
+        # [oslo_policy] enforce_scope: a token of another scope (a
+        # system-scoped one, say) for a project-scoped rule.
+        return response(403, '%s; this rule takes project-scoped tokens.'
+                        % str(exc).rstrip('.'), FORBIDDEN, request_id)
+    return internal_error(req, request_id)
+
+
+def safe_path(environ, query=True):
+    """The request's path and query for a log line, whatever its bytes.
+
+    PEP 3333 hands the path over as bytes decoded as latin-1; bytes that
+    are not UTF-8 are shown escaped rather than failing the log line.
+    """
+    path = environ.get('PATH_INFO', '').encode('latin-1', 'replace')
+    qs = environ.get('QUERY_STRING', '').encode('latin-1', 'replace')
+    text = path.decode('utf-8', 'backslashreplace')
+    if query and qs:
+        text += '?' + qs.decode('utf-8', 'backslashreplace')
+    return text
 
 
 def detail_for_status(req, status):
@@ -105,7 +152,8 @@ def detail_for_status(req, status):
     sizelimit, leave a "%s" unformatted. None for other statuses.
     """
     if status == 405:
-        return 'Method %s is not allowed on %s.' % (req.method, req.path)
+        return 'Method %s is not allowed on %s.' % (
+            req.method, safe_path(req.environ, query=False))
     if status == 406:
         return ('This API answers with application/json only, which the '
                 'Accept header does not allow.')
@@ -115,7 +163,8 @@ def detail_for_status(req, status):
     return None
 
 
-def _is_document(body):
+def is_document(body):
+    """Whether ``body`` is already one of our error documents."""
     try:
         return 'errors' in jsonutils.loads(body)
     except (ValueError, TypeError):
@@ -136,6 +185,10 @@ def _detail_of(body, status_line):
             for key in ('message', 'detail', 'explanation'):
                 if inner.get(key):
                     return str(inner[key])
+    if text.startswith('<'):
+        # An HTML page (webob renders one for browsers): its text only.
+        text = re.sub(r'<[^>]*>', ' ', text)
+        text = re.sub(r'^\s*%s' % re.escape(status_line), '', text)
     # webob's plain text rendering starts with the status line.
     if text.startswith(status_line):
         text = text[len(status_line):]
@@ -147,7 +200,8 @@ class ErrorDocumentMiddleware(object):
 
     Errors from pecan handlers are documents already; this catches those
     of the middleware in between (authentication, body size) and any
-    exception that escaped, which becomes a 500 without a traceback.
+    exception that escaped, which becomes a 500 without a traceback in
+    the response. The access line goes to ``zun_hostcap.api.access``.
     """
 
     def __init__(self, application):
@@ -156,28 +210,24 @@ class ErrorDocumentMiddleware(object):
     def __call__(self, environ, start_response):
         req = webob.Request(environ)
         started = time.monotonic()
+        request_id = environ.get('openstack.request_id')
         try:
             resp = req.get_response(self.application)
-        except Exception:
-            resp = internal_error(req, self._request_id(environ))
-        if resp.status_int >= 400 and not _is_document(resp.body):
-            resp = response(resp.status_int,
-                            self._detail(req, resp),
-                            request_id=self._request_id(environ),
-                            headers=resp.headerlist)
-        LOG.info('%(addr)s "%(method)s %(path)s" status: %(status)s '
-                 'len: %(length)s time: %(time).4f',
-                 {'addr': req.remote_addr, 'method': req.method,
-                  'path': req.path_qs, 'status': resp.status_int,
-                  'length': resp.content_length,
-                  'time': time.monotonic() - started})
+        except Exception as exc:
+            resp = for_exception(req, exc, request_id)
+        if resp.status_int >= 400 and not is_document(resp.body):
+            resp = response(resp.status_int, self._detail(req, resp),
+                            request_id=request_id, headers=resp.headerlist)
+        ACCESS_LOG.info('%(addr)s "%(method)s %(path)s" status: %(status)s '
+                        'len: %(length)s time: %(time).4f',
+                        {'addr': req.remote_addr, 'method': req.method,
+                         'path': safe_path(environ),
+                         'status': resp.status_int,
+                         'length': resp.content_length,
+                         'time': time.monotonic() - started})
         return resp(environ, start_response)
 
     @staticmethod
     def _detail(req, resp):
         return (detail_for_status(req, resp.status_int) or
                 _detail_of(resp.body, resp.status))
-
-    @staticmethod
-    def _request_id(environ):
-        return environ.get('openstack.request_id')

@@ -1,13 +1,11 @@
 """Pecan hooks: request context, microversion and error documents."""
 
-from oslo_policy import policy as oslo_policy
 import pecan
 import webob.exc
 
 from zun_hostcap.api import errors
 from zun_hostcap.api import microversion
 from zun_hostcap.common import context
-from zun_hostcap.common import exception
 from zun_hostcap.common import policy
 
 
@@ -63,15 +61,7 @@ class ErrorHook(pecan.hooks.PecanHook):
                 code = errors.code_for_status(exc.code)
             resp = errors.response(exc.code, detail, code, request_id,
                                    exc.headerlist)
-        elif isinstance(exc, exception.ZunHostcapException) and \
-                400 <= exc.code < 500:
-            resp = errors.response(exc.code, exc.message,
-                                   errors.code_for_exception(exc),
-                                   request_id)
-        elif isinstance(exc, oslo_policy.PolicyNotAuthorized):
-            resp = errors.response(403, str(exc), errors.FORBIDDEN,
-                                   request_id)
         else:
-            resp = errors.internal_error(request, request_id)
+            resp = errors.for_exception(request, exc, request_id)
         _add_version_headers(request, resp)
         return resp

@@ -8,18 +8,28 @@ every worker of zun-hostcap-api accepts on the same socket.
 
 import socket
 import threading
+import time
 
+from oslo_context import context as oslo_context
 from oslo_log import log as logging
+from oslo_serialization import jsonutils
 from oslo_service import service
+from waitress import channel as waitress_channel
 from waitress import server as waitress_server
+from waitress import task as waitress_task
 from waitress import wasyncore
 
+from zun_hostcap.api import errors
 from zun_hostcap.common import concurrency
+from zun_hostcap.common import context
+from zun_hostcap.common import policy
 
 LOG = logging.getLogger(__name__)
 
 # How long the server loop waits for I/O before it looks at the stop flag.
 _LOOP_TIMEOUT = 0.5
+# How long a stopping server goes on answering the requests it received.
+_DRAIN_TIMEOUT = 10
 
 
 def bind(host, port):
@@ -29,6 +39,43 @@ def bind(host, port):
     """
     family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
     return socket.create_server((host, port), family=family)
+
+
+class JSONErrorTask(waitress_task.ErrorTask):
+    """waitress's own answers to what it cannot parse, as our documents.
+
+    A request line with raw bytes that are not ASCII, a transfer encoding
+    waitress does not implement (501), a header too large: waitress
+    answers before the application runs. The answer is our JSON error
+    document with a request id, and the access log has its line.
+    """
+
+    def execute(self):
+        error = self.request.error
+        request_id = oslo_context.generate_request_id()
+        # The log line below names this request, not an earlier one.
+        context.RequestContext(request_id=request_id, overwrite=True)
+        detail = 'The server cannot process the request: %s.' % (
+            (error.body or error.reason).rstrip('.'))
+        body = jsonutils.dump_as_bytes(
+            errors.document(error.code, detail, request_id=request_id))
+        self.status = '%d %s' % (error.code, error.reason)
+        self.response_headers.extend([
+            ('Content-Type', 'application/json'),
+            ('x-openstack-request-id', request_id)])
+        self.set_close_on_finish()
+        self.content_length = len(body)
+        self.write(body)
+        errors.ACCESS_LOG.info(
+            '%(addr)s "%(line)s" status: %(status)s len: %(length)s',
+            {'addr': self.channel.addr[0] if self.channel.addr else '-',
+             'line': getattr(self.request, 'first_line', b'').decode(
+                 'ascii', 'backslashreplace'),
+             'status': error.code, 'length': len(body)})
+
+
+class HTTPChannel(waitress_channel.HTTPChannel):
+    error_task_class = JSONErrorTask
 
 
 class WSGIService(service.ServiceBase):
@@ -61,6 +108,7 @@ class WSGIService(service.ServiceBase):
             # which honours them only with [oslo_middleware]
             # enable_proxy_headers_parsing; waitress would drop them.
             clear_untrusted_proxy_headers=False)
+        self._server.channel_class = HTTPChannel
         self._thread = threading.Thread(target=self._serve, name=self.name,
                                         daemon=True)
         self._thread.start()
@@ -75,10 +123,26 @@ class WSGIService(service.ServiceBase):
             while not self._stopping.is_set():
                 wasyncore.loop(timeout=_LOOP_TIMEOUT, map=self._map,
                                count=1)
+            self._finish_requests()
         finally:
             # Closed on this thread, never under the loop's feet.
             wasyncore.close_all(self._map)
             self._server.task_dispatcher.shutdown()
+
+    def _finish_requests(self):
+        """Stop accepting; answer the requests already received.
+
+        The loop keeps running so that the answers are written out, for
+        at most ``_DRAIN_TIMEOUT`` seconds.
+        """
+        # Not readable any more: nothing new is accepted.
+        self._server.accepting = False
+        deadline = time.monotonic() + _DRAIN_TIMEOUT
+        while time.monotonic() < deadline and any(
+                getattr(channel, 'requests', None) or
+                getattr(channel, 'total_outbufs_len', 0)
+                for channel in list(self._map.values())):
+            wasyncore.loop(timeout=0.05, map=self._map, count=1)
 
     def stop(self, graceful=False):
         self._stopping.set()
@@ -89,4 +153,5 @@ class WSGIService(service.ServiceBase):
         LOG.info('%s stopped', self.name)
 
     def reset(self):
-        pass
+        """SIGHUP: the next request sees the reloaded policy file."""
+        policy.reset()

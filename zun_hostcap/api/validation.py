@@ -43,3 +43,15 @@ def validate_query(request, schema):
                                                         'valid')))
         raise _bad_query('Invalid query string: %s' % error.message)
     return query
+
+
+def capped_integer(digits, cap):
+    """``int(digits)``, but at most ``cap``, however many digits it has.
+
+    A limit of thousands of digits (which int() refuses) means "as many
+    as you give", as any limit above ``cap`` does.
+    """
+    significant = digits.lstrip('0') or '0'
+    if len(significant) > len(str(cap)):
+        return cap
+    return min(int(significant), cap)

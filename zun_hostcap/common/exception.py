@@ -82,5 +82,20 @@ class ObjectActionError(ZunHostcapException):
     msg_fmt = 'Object action %(action)s failed because: %(reason)s'
 
 
+class ServiceUnavailable(ZunHostcapException):
+    """A backend this request needs is down or misconfigured; try later."""
+    msg_fmt = 'The service is unavailable: %(reason)s'
+    code = 503
+
+
+class DatabaseUnavailable(ServiceUnavailable):
+    """The database is down or unreachable.
+
+    ``reason``, the driver's error, is for the log (``kwargs``): the
+    message a client sees does not name the database server.
+    """
+    msg_fmt = 'The database cannot be reached; try again later.'
+
+
 class HostProbeFailed(ZunHostcapException):
     msg_fmt = 'Discovering this host failed: %(reason)s'

@@ -61,13 +61,15 @@ def init(conf):
 
 
 def _notifier(conf, enabled, topics=None):
-    if not enabled:
+    """A notifier of one format; off unless a driver is configured.
+
+    As in every oslo service, notifications are sent only when
+    [oslo_messaging_notifications] driver names a driver (messagingv2,
+    log...): a queue nobody reads would only fill the broker.
+    """
+    if not enabled or not conf.oslo_messaging_notifications.driver:
         return messaging.Notifier(NOTIFICATION_TRANSPORT, driver='noop')
-    # messagingv2 unless the operator chose drivers in
-    # [oslo_messaging_notifications] driver.
-    driver = (None if conf.oslo_messaging_notifications.driver
-              else 'messagingv2')
-    return messaging.Notifier(NOTIFICATION_TRANSPORT, driver=driver,
+    return messaging.Notifier(NOTIFICATION_TRANSPORT,
                               serializer=_serializer(), topics=topics)
 
 

@@ -74,10 +74,16 @@ class ConductorAPI(ovo_base.VersionedObjectIndirectionAPI):
                              'timeout': PING_TIMEOUT, 'attempt': attempt})
         return False
 
+    def _prepare(self):
+        # A call lost on the way (a broker restart) fails after the call
+        # monitor's timeout, not rpc_response_timeout.
+        return self.client.prepare(
+            call_monitor_timeout=CONF.conductor.call_monitor_timeout)
+
     def object_class_action_versions(self, context, objname, objmethod,
                                      object_versions, args, kwargs):
         """Run a remotable classmethod of ``objname`` in the conductor."""
-        cctxt = self.client.prepare()
+        cctxt = self._prepare()
         return cctxt.call(context, 'object_class_action_versions',
                           objname=objname, objmethod=objmethod,
                           object_versions=object_versions,
@@ -85,12 +91,12 @@ class ConductorAPI(ovo_base.VersionedObjectIndirectionAPI):
 
     def object_action(self, context, objinst, objmethod, args, kwargs):
         """Run a remotable method of ``objinst`` in the conductor."""
-        cctxt = self.client.prepare()
+        cctxt = self._prepare()
         return cctxt.call(context, 'object_action', objinst=objinst,
                           objmethod=objmethod, args=args, kwargs=kwargs)
 
     def object_backport_versions(self, context, objinst, object_versions):
         """Have the conductor backport ``objinst`` to versions we know."""
-        cctxt = self.client.prepare()
+        cctxt = self._prepare()
         return cctxt.call(context, 'object_backport_versions',
                           objinst=objinst, object_versions=object_versions)

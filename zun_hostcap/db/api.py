@@ -1,25 +1,74 @@
 """The database API every object calls.
 
 The backend is chosen by ``[database] backend`` through oslo.db's DBAPI.
-Processes that must not reach the database (the compute service) call
-``block_access()`` at start; from then on every call here raises, except
-in a thread that runs conductor work (``conductor_scope()``), which only
-exists where a conductor shares the process, as in zun-hostcap-all.
+A database that cannot be reached surfaces as ``DatabaseUnavailable``
+(503 in the API, an expected answer of the conductor), whatever the
+driver. Processes that must not reach the database (the compute service)
+call ``block_access()`` at start; from then on every call here raises,
+except in a thread that runs conductor work (``conductor_scope()``), which
+only exists where a conductor shares the process, as in zun-hostcap-all.
 """
 
 import contextlib
+import functools
 import threading
 
 from oslo_db import api as oslo_db_api
+from oslo_db import exception as db_exc
+from sqlalchemy import exc as sa_exc
 
 from zun_hostcap.common import exception
 import zun_hostcap.conf
 
 _BACKEND_MAPPING = {'sqlalchemy': 'zun_hostcap.db.sqlalchemy.api'}
 
-IMPL = oslo_db_api.DBAPI.from_config(zun_hostcap.conf.CONF,
-                                     backend_mapping=_BACKEND_MAPPING,
-                                     lazy=True)
+
+def is_unreachable(exc):
+    """Whether ``exc`` says the database is down, not that a query is bad.
+
+    oslo.db translates most drivers' connection errors into
+    DBConnectionError; PostgreSQL's refused connections stay SQLAlchemy's
+    OperationalError, which oslo.db leaves untranslated only when no
+    connection could be made. A missing SQLite file or database, and a
+    pool with no free connection, are as unavailable for a caller.
+    """
+    if isinstance(exc, (db_exc.DBConnectionError,
+                        db_exc.DBNonExistentDatabase, sa_exc.TimeoutError,
+                        sa_exc.OperationalError)):
+        return True
+    return (isinstance(exc, sa_exc.DBAPIError) and
+            exc.connection_invalidated)
+
+
+def _first_line(exc):
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
+class _TranslatingDBAPI:
+    """The backend, with an unreachable database as DatabaseUnavailable."""
+
+    def __init__(self, backend):
+        self._backend = backend
+
+    def __getattr__(self, name):
+        function = getattr(self._backend, name)
+        if not callable(function):
+            return function
+
+        @functools.wraps(function)
+        def call(*args, **kwargs):
+            try:
+                return function(*args, **kwargs)
+            except Exception as err:
+                if not is_unreachable(err):
+                    raise
+                raise exception.DatabaseUnavailable(
+                    reason=_first_line(err)) from err
+        return call
+
+
+IMPL = _TranslatingDBAPI(oslo_db_api.DBAPI.from_config(
+    zun_hostcap.conf.CONF, backend_mapping=_BACKEND_MAPPING, lazy=True))
 
 
 _scope = threading.local()

@@ -10,11 +10,13 @@ rules = [
     policy.DocumentedRuleDefault(
         name=HOST % 'get_all',
         check_str=base.ADMIN,
+        scope_types=base.PROJECT_SCOPE,
         description='List the container hosts and what they have.',
         operations=[{'method': 'GET', 'path': '/v1/hosts'}]),
     policy.DocumentedRuleDefault(
         name=HOST % 'get',
         check_str=base.ADMIN,
+        scope_types=base.PROJECT_SCOPE,
         description='Show one container host.',
         operations=[{'method': 'GET', 'path': '/v1/hosts/{host_ident}'}]),
 ]

@@ -10,6 +10,7 @@ rules = [
     policy.DocumentedRuleDefault(
         name=SERVICE % 'get_all',
         check_str=base.ADMIN,
+        scope_types=base.PROJECT_SCOPE,
         description='List the zun-hostcap services and whether they are '
                     'up.',
         operations=[{'method': 'GET', 'path': '/v1/services'}]),

@@ -17,7 +17,7 @@ class Controller(object):
     @pecan.expose('json')
     def index(self):
         if pecan.request.method != 'GET':
-            pecan.abort(405)
+            pecan.abort(405, headers={'Allow': 'GET'})
         return {'id': 'v1',
                 'media_types': [{'base': 'application/json',
                                  'type': MEDIA_TYPE}],

@@ -65,8 +65,8 @@ class HostsController(rest.RestController):
         policy.authorize(request.context, host_policy.HOST % 'get_all')
         query = validation.validate_query(request,
                                           schema.GET_HOSTS_QUERY_v1_4)
-        limit = min(int(query.get('limit', CONF.api.max_limit)),
-                    CONF.api.max_limit)
+        limit = validation.capped_integer(
+            query.get('limit', str(CONF.api.max_limit)), CONF.api.max_limit)
         sort_key = query.get('sort_key', 'hostname')
         sort_dir = query.get('sort_dir', 'asc')
         nodes = objects.ComputeNodeList.get_all(

@@ -228,7 +228,8 @@ class TestCreateService(base.TestCase):
         busy = server.bind(LOOPBACK, 0)
         self.addCleanup(busy.close)
         port = busy.getsockname()[1]
-        self.flags(group='api', host=LOOPBACK, port=port)
+        self.flags(group='api', host=LOOPBACK, port=port,
+                   auth_strategy='noauth2')
         with self.assertRaises(SystemExit) as caught:
             cmd_api.create_service()
         message = str(caught.exception.code)

@@ -31,6 +31,9 @@ class _NotificationTestCase(base.TestCase):
     def setUp(self):
         super().setUp()
         self.flags(host='compute-1')
+        # Notifications are off unless a driver is configured.
+        self.flags(group='oslo_messaging_notifications',
+                   driver=['messagingv2'])
         self.useFixture(zun_fixtures.Database())
         notification.set_publisher_source('zun-hostcap-conductor')
         self.addCleanup(notification.set_publisher_source,
@@ -130,6 +133,12 @@ class TestComputeNodeNotifications(_NotificationTestCase):
 class TestNotificationFormats(_NotificationTestCase):
 
     TOPICS = ('versioned_notifications', 'notifications')
+
+    def test_no_driver_sends_nothing(self):
+        # oslo.messaging's convention: nobody reads a queue by default.
+        self.flags(group='oslo_messaging_notifications', driver=[])
+        self.flags(group='notifications', notification_format='both')
+        self.assertEqual([], self._create_and_collect(0))
 
     def _create_and_collect(self, expected):
         collector = self.start(self.TOPICS)

@@ -1,0 +1,96 @@
+"""Request bodies: decoded only by a route that takes one, with limits.
+
+Pecan never sees a body (see ``middleware.BodyGuard``). A route that takes
+a JSON document calls ``read_json()``, which answers 415 for another media
+type or charset, 400 for bytes that are not UTF-8, JSON that does not
+parse, nests deeper than ``MAX_DEPTH`` or does not match the route's
+schema. The size is bounded before (oslo.middleware's sizelimit, 413).
+"""
+
+import json
+
+import jsonschema
+import webob.exc
+
+from zun_hostcap.api import errors
+from zun_hostcap.api import middleware
+
+JSON_TYPE = 'application/json'
+
+# Deeper than any document of this API will ever be, and far below what
+# would exhaust the parser's recursion.
+MAX_DEPTH = 32
+
+_FORMAT_CHECKER = jsonschema.FormatChecker()
+
+
+def _bad(detail):
+    return webob.exc.HTTPBadRequest(detail, comment=errors.BAD_REQUEST)
+
+
+def _unsupported(detail):
+    return webob.exc.HTTPUnsupportedMediaType(
+        detail, comment=errors.code_for_status(415))
+
+
+def _depth(text):
+    """How deep arrays and objects nest in JSON ``text``, without parsing."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == '\\':
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in '[{':
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in ']}':
+            depth -= 1
+    return deepest
+
+
+def read_json(request, schema):
+    """The request's JSON document, valid for ``schema``.
+
+    :raises webob.exc.HTTPUnsupportedMediaType: not application/json, or
+        a charset other than UTF-8.
+    :raises webob.exc.HTTPBadRequest: what is wrong with the document.
+    """
+    content_type, body_file, length = middleware.raw_body(request)
+    media_type, _sep, params = (content_type or '').partition(';')
+    if media_type.strip().lower() != JSON_TYPE:
+        raise _unsupported('This request takes a body of type %s; it came '
+                           'with %r.' % (JSON_TYPE, content_type or 'none'))
+    charset = dict(
+        (name.strip().lower(), value.strip().strip('"').lower())
+        for name, _eq, value in (part.partition('=')
+                                 for part in params.split(';') if part))
+    if charset.get('charset', 'utf-8') not in ('utf-8', 'utf8'):
+        raise _unsupported('JSON bodies must be UTF-8; the request names '
+                           'the charset %r.' % charset['charset'])
+    raw = body_file.read(length) if length else b''
+    try:
+        text = raw.decode('utf-8')
+    except UnicodeDecodeError:
+        raise _bad('The request body is not valid UTF-8.')
+    if _depth(text) > MAX_DEPTH:
+        raise _bad('The request body nests arrays or objects deeper than '
+                   '%d levels.' % MAX_DEPTH)
+    try:
+        document = json.loads(text)
+    except ValueError as err:
+        raise _bad('The request body is not valid JSON: %s.' % err)
+    validator = jsonschema.Draft202012Validator(
+        schema, format_checker=_FORMAT_CHECKER)
+    error = jsonschema.exceptions.best_match(validator.iter_errors(document))
+    if error is not None:
+        where = '/'.join(str(part) for part in error.absolute_path)
+        raise _bad('Invalid request body%s: %s.' % (
+            ' at %s' % where if where else '', error.message))
+    return document

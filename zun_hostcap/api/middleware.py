@@ -1,0 +1,127 @@
+"""Middleware of our own between oslo.middleware's and pecan.
+
+- ``RequestLogContext``: every log line of a request, from the first,
+  names that request's id (and its user once authenticated), never the
+  id of an earlier request served by the same thread.
+- ``RequestSanity``: a path or query that cannot name anything of ours
+  (bytes that are not UTF-8, an empty segment, a segment naming a Python
+  attribute) is answered here, before routing.
+- ``BodyGuard``: the request body is hidden from pecan, which would
+  otherwise decode form and JSON bodies of any route before routing; a
+  route that takes a body reads it with ``zun_hostcap.api.body``.
+"""
+
+import io
+from urllib import parse
+
+from oslo_log import log as logging
+
+from zun_hostcap.api import errors
+from zun_hostcap.common import context
+
+LOG = logging.getLogger(__name__)
+
+# Where BodyGuard keeps what it took away from the request.
+RAW_BODY = 'zun_hostcap.raw_body'
+
+
+class RequestLogContext(object):
+    """Installs a context carrying only the request id, for logging.
+
+    oslo.log takes the context of a log line from the calling thread.
+    The pecan hook installs the full one once the request reached pecan;
+    until then (401, 404, 405, 413, an early 500) and after it, this one
+    is what the thread carries.
+    """
+
+    def __init__(self, application):
+        self.application = application
+
+    def __call__(self, environ, start_response):
+        # overwrite=True makes it the thread's current context.
+        context.RequestContext(
+            request_id=environ.get('openstack.request_id'),
+            overwrite=True)
+        return self.application(environ, start_response)
+
+
+def _utf8(latin1_text):
+    """``latin1_text`` (a PEP 3333 str) as UTF-8 text; None if it isn't."""
+    try:
+        return latin1_text.encode('latin-1').decode('utf-8')
+    except (UnicodeEncodeError, UnicodeDecodeError):
+        return None
+
+
+class RequestSanity(object):
+    """Answers requests whose path or query cannot be routed safely."""
+
+    def __init__(self, application):
+        self.application = application
+
+    def __call__(self, environ, start_response):
+        resp = self._refusal(environ)
+        if resp is not None:
+            return resp(environ, start_response)
+        return self.application(environ, start_response)
+
+    @staticmethod
+    def _refusal(environ):
+        request_id = environ.get('openstack.request_id')
+        path = _utf8(environ.get('PATH_INFO', ''))
+        if path is None:
+            return errors.response(
+                400, 'The request path is not valid UTF-8.',
+                errors.BAD_REQUEST, request_id)
+        query = _utf8(environ.get('QUERY_STRING', ''))
+        if query is not None:
+            try:
+                parse.parse_qsl(query, keep_blank_values=True,
+                                errors='strict')
+            except UnicodeDecodeError:
+                query = None
+        if query is None:
+            return errors.response(
+                400, 'The query string is not valid UTF-8, percent-encoded '
+                     'or not.', errors.BAD_REQUEST, request_id)
+        segments = path.split('/')[1:]
+        # A trailing slash names the collection ("/v1/hosts/"); an empty
+        # segment anywhere else names nothing.
+        if '' in segments[:-1]:
+            return errors.response(
+                400, 'The request path %s has an empty segment.' % path,
+                errors.BAD_REQUEST, request_id)
+        # pecan looks segments up as attributes of its controllers; none
+        # of ours, and no host name, starts with an underscore.
+        if any(segment.startswith('_') for segment in segments):
+            return errors.response(
+                404, 'The resource could not be found.', errors.NOT_FOUND,
+                request_id)
+        return None
+
+
+class BodyGuard(object):
+    """Keeps the request body away from pecan's parameter decoding."""
+
+    def __init__(self, application):
+        self.application = application
+
+    def __call__(self, environ, start_response):
+        environ[RAW_BODY] = {
+            'input': environ.get('wsgi.input'),
+            'length': environ.pop('CONTENT_LENGTH', None),
+            'type': environ.pop('CONTENT_TYPE', None),
+        }
+        environ['wsgi.input'] = io.BytesIO(b'')
+        environ['CONTENT_LENGTH'] = '0'
+        return self.application(environ, start_response)
+
+
+def raw_body(request):
+    """(content type, file, length) of the body BodyGuard set aside."""
+    held = request.environ[RAW_BODY]
+    try:
+        length = int(held['length'] or 0)
+    except ValueError:
+        length = 0
+    return held['type'], held['input'], length
