@@ -11,6 +11,7 @@ import sys
 
 from oslo_log import log as logging
 from oslo_service import service
+import sqlalchemy
 
 from zun_hostcap.cmd import api
 from zun_hostcap.cmd import compute
@@ -19,11 +20,12 @@ from zun_hostcap.common import service as zun_service
 import zun_hostcap.conf
 from zun_hostcap.db import api as db_api
 from zun_hostcap.db import migration
-from zun_hostcap.db.sqlalchemy import api as sqla_api
 from zun_hostcap.objects import base as objects_base
 
 CONF = zun_hostcap.conf.CONF
 LOG = logging.getLogger(__name__)
+
+BINARY = 'zun-hostcap-all'
 
 # One process needs no broker; a real transport_url overrides this.
 DEFAULT_TRANSPORT_URL = 'fake:/'
@@ -70,19 +72,31 @@ class _AllInOne(service.ServiceBase):
 
 
 def main(argv=None):
+    zun_service.take_signals()
     CONF.set_default('transport_url', DEFAULT_TRANSPORT_URL)
     CONF.set_default('auth_strategy', DEFAULT_AUTH_STRATEGY, group='api')
     zun_service.prepare_service(sys.argv if argv is None else argv)
     # The embedded SQLite database is created or upgraded on start.
-    migration.upgrade('head')
+    problem = None
+    try:
+        migration.upgrade('head')
+    except Exception as err:
+        LOG.debug('Upgrade failed', exc_info=True)
+        problem = 'cannot create or upgrade the database %s: %s' % (
+            _shown(CONF.database.connection), err)
+    if problem:
+        zun_service.startup_failure(BINARY, [problem])
     LOG.info('Database %s is at revision %s',
-             CONF.database.connection, migration.version())
-    # The launcher forks; pooled connections must not cross into the child.
-    sqla_api.get_engine().dispose()
+             _shown(CONF.database.connection), migration.version())
     db_api.block_access(compute.BINARY)
     api_service = api.create_service()
     api_service.application = _DatabaseOwner(api_service.application)
     all_in_one = _AllInOne([conductor.create_service(),
                             compute.create_service(), api_service])
-    launcher = service.launch(CONF, all_in_one, restart_method='mutate')
-    return launcher.wait()
+    return zun_service.serve(all_in_one, BINARY)
+
+
+def _shown(connection):
+    """The database URL without its password, for messages."""
+    return sqlalchemy.engine.make_url(connection).render_as_string(
+        hide_password=True)

@@ -4,11 +4,12 @@ import ipaddress
 import sys
 
 from oslo_log import log as logging
-from oslo_service import service
 from oslo_utils import netutils
 
 from zun_hostcap.api import app
+from zun_hostcap.api import auth
 from zun_hostcap.api import server
+from zun_hostcap.common import config_check
 from zun_hostcap.common import service as zun_service
 import zun_hostcap.conf
 
@@ -19,18 +20,25 @@ BINARY = 'zun-hostcap-api'
 
 
 def create_service():
-    """The API server, its socket already listening on [api] host:port."""
+    """The API server, its socket already listening on [api] host:port.
+
+    :raises SystemExit: authentication that cannot work, or an address
+        that cannot be listened on; one line each.
+    """
     warn_if_exposed_without_auth()
+    problem = None
     try:
+        auth.check_configuration()
         sock = server.bind(CONF.api.host, CONF.api.port)
+    except config_check.StartupError as err:
+        problem = str(err)
     except OSError as exc:
-        # [::1]:9517, not ::1:9517
-        host = netutils.escape_ipv6(CONF.api.host)
-        LOG.error('Cannot listen on %(host)s:%(port)s: %(error)s',
-                  {'host': host, 'port': CONF.api.port, 'error': exc})
-        raise SystemExit('%s: cannot listen on %s:%s: %s (set [api] host '
-                         'and port)' % (BINARY, host, CONF.api.port,
-                                        exc.strerror))
+        # [::1]:9518, not ::1:9518
+        problem = 'cannot listen on %s:%s: %s (set [api] host and port)' % (
+            netutils.escape_ipv6(CONF.api.host), CONF.api.port,
+            exc.strerror)
+    if problem:
+        zun_service.startup_failure(BINARY, [problem])
     return server.WSGIService(BINARY, app.setup_app(), sock,
                               CONF.api.threads)
 
@@ -53,6 +61,7 @@ def warn_if_exposed_without_auth():
 
 
 def main(argv=None):
+    zun_service.take_signals()
     zun_service.prepare_service(sys.argv if argv is None else argv)
     api = create_service()
     LOG.info('%(binary)s listening on %(host)s:%(port)s, %(workers)d '
@@ -60,6 +69,4 @@ def main(argv=None):
              {'binary': BINARY, 'host': api.address[0],
               'port': api.address[1], 'workers': CONF.api.workers,
               'auth': CONF.api.auth_strategy})
-    launcher = service.launch(CONF, api, workers=CONF.api.workers,
-                              restart_method='mutate')
-    return launcher.wait()
+    return zun_service.serve(api, BINARY, workers=CONF.api.workers)

@@ -6,8 +6,6 @@ any direct database call raises.
 
 import sys
 
-from oslo_service import service
-
 from zun_hostcap.common import service as zun_service
 from zun_hostcap.compute import manager
 import zun_hostcap.conf
@@ -24,8 +22,8 @@ def create_service():
 
 
 def main(argv=None):
-    zun_service.prepare_service(sys.argv if argv is None else argv)
+    zun_service.take_signals()
+    zun_service.prepare_service(sys.argv if argv is None else argv,
+                                uses_database=False)
     db_api.block_access(BINARY)
-    launcher = service.launch(CONF, create_service(),
-                              restart_method='mutate')
-    return launcher.wait()
+    return zun_service.serve(create_service(), BINARY)

@@ -2,8 +2,6 @@
 
 import sys
 
-from oslo_service import service
-
 from zun_hostcap.common import service as zun_service
 from zun_hostcap.conductor import manager
 import zun_hostcap.conf
@@ -19,7 +17,6 @@ def create_service():
 
 
 def main(argv=None):
+    zun_service.take_signals()
     zun_service.prepare_service(sys.argv if argv is None else argv)
-    launcher = service.launch(CONF, create_service(),
-                              restart_method='mutate')
-    return launcher.wait()
+    return zun_service.serve(create_service(), BINARY)

@@ -5,36 +5,66 @@ environment variable ZUN_HOSTCAP_CONFIG_FILE, else from oslo.config's
 default locations (such as /etc/zun-hostcap/zun-hostcap.conf).
 """
 
+import logging
 import os
 import threading
 
 from zun_hostcap.api import app
+from zun_hostcap.api import auth
+from zun_hostcap.api import errors
+from zun_hostcap.common import config_check
 from zun_hostcap.common import service
 
 CONFIG_FILE_ENV = 'ZUN_HOSTCAP_CONFIG_FILE'
+
+# Not oslo.log's: when the configuration cannot be read, it is not set up.
+LOG = logging.getLogger(__name__)
+
+MISCONFIGURED = ('The service is misconfigured and cannot serve requests; '
+                 'its log names the option to fix.')
 
 _application = None
 _lock = threading.Lock()
 
 
 def init_application():
-    """Parse the configuration and build the application."""
+    """Parse and check the configuration and build the application.
+
+    :raises SystemExit: a misconfiguration, in one line per mistake.
+    """
     files = [path for path in
              os.environ.get(CONFIG_FILE_ENV, '').split(',') if path]
     service.prepare_service(['zun-hostcap-api'],
                             default_config_files=files or None)
+    try:
+        auth.check_configuration()
+    except config_check.StartupError as err:
+        raise SystemExit('zun-hostcap-api: %s' % err)
     return app.setup_app()
+
+
+def _misconfigured(message, environ, start_response):
+    """503 for a client; the reason, in one line, for the operator."""
+    LOG.error('%s', message)
+    resp = errors.response(503, MISCONFIGURED, errors.SERVICE_UNAVAILABLE)
+    return resp(environ, start_response)
 
 
 def application(environ, start_response):
     """Built on the first request, in the worker that serves it.
 
     Loading lazily keeps database connections out of a server's master
-    process, which forks the workers.
+    process, which forks the workers. A misconfiguration answers 503 and
+    is tried again at the next request, so fixing the file and reloading
+    the server is enough.
     """
     global _application
     if _application is None:
         with _lock:
             if _application is None:
-                _application = init_application()
+                try:
+                    _application = init_application()
+                except SystemExit as exc:
+                    return _misconfigured(str(exc.code), environ,
+                                          start_response)
     return _application(environ, start_response)

@@ -168,3 +168,28 @@ class TestWSGIApplication(base.TestCase):
         response = self._get('/v1/hosts',
                              **{'OpenStack-API-Version': HOSTS_VERSION})
         self.assertEqual(401, response.status_int)
+
+    def test_a_misconfiguration_answers_503_and_logs_one_line(self):
+        # keystone without [keystone_authtoken]: found when the application
+        # is built, on the first request; every request is a 503 document
+        # and the log names what to fix, without a traceback.
+        self._use_config_files(self._write_config(
+            'zun-hostcap.conf', self._config(auth_strategy='keystone')))
+        log = self.useFixture(fixtures.FakeLogger(
+            name='zun_hostcap.wsgi.api', level=logging.INFO))
+
+        for _attempt in range(2):
+            response = self._get('/v1/hosts', **{
+                'X-Auth-Token': 'admin',
+                'OpenStack-API-Version': HOSTS_VERSION})
+            self.assertEqual(503, response.status_int)
+            error = response.json['errors'][0]
+            self.assertEqual('container.service_unavailable', error['code'])
+            self.assertEqual('The service is misconfigured and cannot serve '
+                             'requests; its log names the option to fix',
+                             error['title'])
+        self.assertIsNone(wsgi_api._application)
+        lines = log.output.splitlines()
+        self.assertEqual(2, len(lines), log.output)
+        self.assertIn('[keystone_authtoken] has no auth_type', lines[0])
+        self.assertNotIn('Traceback', log.output)

@@ -1,0 +1,29 @@
+"""The compute manager's options, applied at start and on SIGHUP."""
+
+from zun_hostcap.compute import container
+from zun_hostcap.compute import manager
+from zun_hostcap.os_capability import fake as fake_host
+from zun_hostcap.tests import base
+
+
+class TestUpdateInterval(base.TestCase):
+
+    def _manager(self):
+        return manager.ComputeManager(
+            host='compute-1',
+            host_driver=fake_host.FakeDriver(
+                fake_host.sample_capabilities()),
+            container_driver=container.load_driver('fake'))
+
+    def test_the_configured_interval_is_used(self):
+        self.flags(group='compute', resource_update_interval=7)
+        self.assertEqual(
+            7, self._manager()._periodic_spacing['update_available_resource'])
+
+    def test_reset_applies_a_new_interval(self):
+        self.flags(group='compute', resource_update_interval=60)
+        compute = self._manager()
+        self.flags(group='compute', resource_update_interval=5)
+        compute.reset()
+        self.assertEqual(
+            5, compute._periodic_spacing['update_available_resource'])
