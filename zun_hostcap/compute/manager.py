@@ -31,32 +31,96 @@ class ComputeManager(periodic_task.PeriodicTasks):
     def __init__(self, host=None, host_driver=None, container_driver=None):
         super().__init__(CONF)
         self.host = host or CONF.host
-        # The decorator's spacing is fixed at import time, before the
-        # configuration is read; this instance uses the configured one.
-        self._periodic_spacing = dict(
-            self._periodic_spacing,
-            update_available_resource=(
-                CONF.compute.resource_update_interval))
+        self._apply_update_interval()
         self.resource_tracker = resource_tracker.ResourceTracker(
             self.host,
             host_driver or load_host_driver(),
             container_driver or container.load_driver(
                 CONF.compute.container_driver),
             granularity_percent=CONF.compute.usage_report_granularity)
+        # Failed runs of the periodic task since the last one that worked.
+        self._failed_updates = 0
+
+    def _apply_update_interval(self):
+        # The decorator's spacing is fixed at import time, before the
+        # configuration is read; this instance uses the configured one.
+        self._periodic_spacing = dict(
+            self._periodic_spacing,
+            update_available_resource=(
+                CONF.compute.resource_update_interval))
+
+    def reset(self):
+        """SIGHUP: a new [compute] resource_update_interval applies."""
+        self._apply_update_interval()
 
     @periodic_task.periodic_task(run_immediately=True)
     def update_available_resource(self, context):
         """Probe this host and save its ComputeNode if it changed.
 
-        Expected failures are logged in one line and retried at the next
+        Never raises, so the service outlives any failure: each is one log
+        line without a traceback and the update is retried at the next
         interval; what was not saved stays pending on the object.
         """
+        interval = CONF.compute.resource_update_interval
         try:
             self.resource_tracker.update_available_resource(context)
         except exception.HostProbeFailed as err:
             LOG.error('%s; the stored capabilities are left as they are.',
                       err)
+        except exception.DatabaseUnavailable as err:
+            # The conductor answered: its database is down. The driver's
+            # error is in kwargs (the message stays generic for clients).
+            LOG.warning('zun-hostcap-conductor cannot reach the database '
+                        '(%(reason)s); the resource update is retried in '
+                        '%(interval)d seconds.',
+                        {'reason': err.kwargs.get('reason') or _one_line(err),
+                         'interval': interval})
+        except exception.ServiceUnavailable as err:
+            # Another backend of the conductor is down.
+            LOG.warning('zun-hostcap-conductor cannot save the resource '
+                        'update: %(error)s The update is retried in '
+                        '%(interval)d seconds.',
+                        {'error': _one_line(err), 'interval': interval})
         except messaging.MessagingTimeout:
             LOG.warning('No zun-hostcap-conductor answered; the resource '
-                        'update is retried in %d seconds.',
-                        CONF.compute.resource_update_interval)
+                        'update is retried in %d seconds.', interval)
+        except (messaging.MessageDeliveryFailure,
+                messaging.ClientSendError) as err:
+            # The transport gave up sending: the message bus is down or
+            # refuses us (retries exhausted, connection lost).
+            LOG.warning('The message bus did not take the resource update '
+                        'to zun-hostcap-conductor (%(type)s: %(error)s); it '
+                        'is retried in %(interval)d seconds.',
+                        {'type': type(err).__name__,
+                         'error': _one_line(err), 'interval': interval})
+        except Exception as err:
+            LOG.error('The resource update failed with an unexpected '
+                      '%(type)s: %(error)s; it is retried in %(interval)d '
+                      'seconds.',
+                      {'type': type(err).__name__, 'error': _one_line(err),
+                       'interval': interval})
+            LOG.debug('Traceback of the failed resource update',
+                      exc_info=True)
+        else:
+            if self._failed_updates:
+                LOG.info('The resource update succeeded after %d failed '
+                         'attempts.', self._failed_updates)
+            self._failed_updates = 0
+            return
+        self._failed_updates += 1
+
+
+def _one_line(err):
+    """The message of ``err``, without the traceback a remote one carries.
+
+    oslo.messaging appends the remote traceback to the message of an
+    exception it rebuilds (our own keep it apart, in ``message``); str() of
+    a KeyError would show it all as one escaped line, its argument does not.
+    """
+    if isinstance(err, exception.ZunHostcapException):
+        return err.message
+    text = str(err)
+    if err.args and isinstance(err.args[0], str) and '\n' in err.args[0]:
+        text = err.args[0]
+    lines = text.strip().splitlines()
+    return lines[0] if lines else '(no message)'

@@ -6,6 +6,11 @@ buffered and cached memory, used disk, free memory of each NUMA node) count
 as changed only when they move by more than ``[compute]
 usage_report_granularity`` percent of their total, so an idle host causes
 no RPC call and no database write.
+
+A part of the host whose source cannot be read (see
+``HostCapabilities.errors``) is left out: the stored values of its fields
+stay as they are and the other parts are saved. Its first failure is one
+WARNING, its recovery one INFO line; in between only DEBUG.
 """
 
 import collections
@@ -33,6 +38,44 @@ DRIFTING_FIELDS = {
 
 # Set by the tracker at creation only; the API or operators own them later.
 _CREATE_ONLY_FIELDS = {'labels': {}}
+
+# Parts without which a ComputeNode cannot be created: it would claim zero
+# CPUs or zero memory, which a scheduler takes for a full host and which
+# would later read as a change of capacity. Once the row exists no part is
+# essential: one that cannot be read keeps the values stored before.
+ESSENTIAL_PARTS = ('cpu', 'memory')
+
+# What a new ComputeNode holds for a part that could not be read: None
+# ("not known") for the OS strings, zero for the disk, no NUMA node and no
+# PCI pool (their JSON columns store a null as empty anyway). Functions, so
+# each node gets objects of its own.
+EMPTY_AT_CREATION = {
+    'numa_topology': lambda: {
+        'numa_topology': objects.NUMATopology(nodes=[])},
+    'disk': lambda: {'disk_total': 0, 'disk_used': 0},
+    'pci_devices': lambda: {
+        'pci_device_pools': objects.PciDevicePoolList(objects=[])},
+    'os': lambda: {'os_type': None, 'os': None, 'kernel_version': None},
+}
+
+# How log lines name each part of the host.
+PART_NAMES = {
+    'cpu': 'CPU topology',
+    'memory': 'memory',
+    'numa_topology': 'NUMA topology',
+    'disk': 'disk',
+    'pci_devices': 'PCI devices',
+    'os': 'OS version',
+}
+
+# The linux driver names the argument that chose a failing source; the
+# compute manager passes each from the [compute] option of the same name.
+OPTION_ADVICE = {
+    'disk_path': 'set [compute] disk_path to the filesystem containers are '
+                 'stored on',
+    'cpu_source': 'install lscpu (util-linux) or set [compute] cpu_source '
+                  'to sysfs',
+}
 
 
 def _moved_enough(old, new, total, granularity_percent):
@@ -68,6 +111,67 @@ def _mem_available_kb(memory):
     return memory.mem_free + memory.buffers + memory.cached
 
 
+def _cpu_fields(cpu):
+    # Offline CPUs cannot run anything, so they are not capacity.
+    return {'cpus': len(cpu.online_cpus), 'architecture': cpu.architecture}
+
+
+def _memory_fields(memory):
+    return {
+        'mem_total': memory.mem_total // _KIB_PER_MIB,
+        'mem_free': memory.mem_free // _KIB_PER_MIB,
+        'mem_available': _mem_available_kb(memory) // _KIB_PER_MIB,
+        'mem_buffers': memory.buffers // _KIB_PER_MIB,
+        'mem_cached': memory.cached // _KIB_PER_MIB,
+    }
+
+
+def _numa_fields(numa_nodes):
+    return {'numa_topology': objects.NUMATopology(nodes=[
+        objects.NUMANode(
+            id=node.id, cpuset=set(node.cpus), pinned_cpus=set(),
+            mem_total=node.mem_total_kb // _KIB_PER_MIB,
+            mem_available=node.mem_free_kb // _KIB_PER_MIB)
+        for node in numa_nodes])}
+
+
+def _disk_fields(disk):
+    return {'disk_total': disk.total_bytes // _BYTES_PER_GIB,
+            'disk_used': disk.used_bytes // _BYTES_PER_GIB}
+
+
+def _pci_fields(pci_devices):
+    return {'pci_device_pools': _pci_pools(pci_devices)}
+
+
+def _os_fields(os_info):
+    return {'os_type': os_info.os_type, 'os': os_info.os,
+            'kernel_version': os_info.kernel_version}
+
+
+# Part of HostCapabilities -> the ComputeNode fields built from it.
+PART_FIELDS = {
+    'cpu': _cpu_fields,
+    'memory': _memory_fields,
+    'numa_topology': _numa_fields,
+    'disk': _disk_fields,
+    'pci_devices': _pci_fields,
+    'os': _os_fields,
+}
+
+
+def _where(error):
+    """The failing source, with the [compute] option that chose it."""
+    if error.parameter:
+        return '[compute] %s %s' % (error.parameter, error.source)
+    return error.source
+
+
+def _advice(error):
+    advice = OPTION_ADVICE.get(error.parameter)
+    return '; %s' % advice if advice else ''
+
+
 class ResourceTracker:
     """Builds and saves the ComputeNode of one host."""
 
@@ -78,21 +182,38 @@ class ResourceTracker:
         self.container_driver = container_driver
         self.granularity_percent = granularity_percent
         self.compute_node = None
+        # Part -> its SourceError, for the parts failing since we warned.
+        self.unreadable_parts = {}
 
     def update_available_resource(self, context):
-        """Probe the host and save what changed since the last run."""
+        """Probe the host and save what changed since the last run.
+
+        :raises HostProbeFailed: if the host cannot be read at all, or if
+            its node does not exist yet and an essential part is missing.
+        """
         concurrency.log_once('resource tracker periodic task')
-        values = self._host_values()
-        if self.compute_node is None:
-            self.compute_node = self._load_or_create(context, values)
+        caps = self._probe()
+        usage = self.container_driver.get_usage()
+        node = self.compute_node
+        if node is None:
+            node = self._load(context)
+            if node is None:
+                # Before any warning: a host that cannot be created is the
+                # manager's one error line, every interval.
+                self._check_essential_parts(caps)
+        self._log_unreadable_parts(caps)
+        values = self._host_values(caps, usage)
+        if node is None:
+            self.compute_node = self._create(context, values, caps)
             return self.compute_node
-        self._apply(self.compute_node, values)
-        changed = self.compute_node.obj_what_changed()
+        self._apply(node, values)
+        changed = node.obj_what_changed()
         if changed:
             LOG.debug('Saving changed fields of %(host)s: %(fields)s',
                       {'host': self.host, 'fields': sorted(changed)})
-            self.compute_node.save()
-        return self.compute_node
+            node.save()
+        self.compute_node = node
+        return node
 
     def _probe(self):
         try:
@@ -100,63 +221,88 @@ class ResourceTracker:
         except os_capability.CapabilityError as err:
             raise exception.HostProbeFailed(reason=str(err))
 
-    def _host_values(self):
-        caps = self._probe()
-        usage = self.container_driver.get_usage()
-        memory = caps.memory
-        return {
+    def _check_essential_parts(self, caps):
+        # A driver that leaves a part out without saying why still counts.
+        missing = [caps.error_of(part) or os_capability.SourceError(
+                       part, part, 'not reported by the host driver')
+                   for part in ESSENTIAL_PARTS
+                   if getattr(caps, part) is None]
+        if not missing:
+            return
+        causes = '; '.join(
+            '%s: %s%s' % (_where(error), error.reason, _advice(error))
+            for error in missing)
+        parts = ' and '.join(PART_NAMES[error.part] for error in missing)
+        raise exception.HostProbeFailed(
+            reason='%s; the compute node of %s cannot be created without '
+                   'its %s' % (causes, self.host, parts))
+
+    def _log_unreadable_parts(self, caps):
+        """Warn once when a part fails, say once when it is read again."""
+        failing = {error.part: error for error in caps.errors}
+        for part, error in failing.items():
+            values = {'where': _where(error), 'reason': error.reason,
+                      'part': PART_NAMES[part], 'advice': _advice(error)}
+            if part in self.unreadable_parts:
+                LOG.debug('%(where)s: %(reason)s; %(part)s is still not '
+                          'reported', values)
+            else:
+                LOG.warning('%(where)s: %(reason)s; %(part)s is not '
+                            'reported until it can be read%(advice)s',
+                            values)
+        for part, error in self.unreadable_parts.items():
+            if part not in failing:
+                LOG.info('%(where)s can be read again; %(part)s is reported '
+                         'again', {'where': _where(error),
+                                   'part': PART_NAMES[part]})
+        self.unreadable_parts = failing
+
+    def _host_values(self, caps, usage):
+        """The ComputeNode values of what was read; the rest is left out."""
+        values = {
             'hostname': self.host,
-            # Offline CPUs cannot run anything, so they are not capacity.
-            'cpus': len(caps.cpu.online_cpus),
             'cpu_used': float(usage.cpu_used),
-            'mem_total': memory.mem_total // _KIB_PER_MIB,
-            'mem_free': memory.mem_free // _KIB_PER_MIB,
-            'mem_available': _mem_available_kb(memory) // _KIB_PER_MIB,
-            'mem_buffers': memory.buffers // _KIB_PER_MIB,
-            'mem_cached': memory.cached // _KIB_PER_MIB,
             'mem_used': usage.mem_used,
             'total_containers': usage.total,
             'running_containers': usage.running,
             'paused_containers': usage.paused,
             'stopped_containers': usage.stopped,
-            'architecture': caps.cpu.architecture,
-            'os_type': caps.os.os_type,
-            'os': caps.os.os,
-            'kernel_version': caps.os.kernel_version,
-            'disk_total': caps.disk.total_bytes // _BYTES_PER_GIB,
-            'disk_used': caps.disk.used_bytes // _BYTES_PER_GIB,
             'disk_quota_supported': usage.disk_quota_supported,
             'enable_cpu_pinning': usage.enable_cpu_pinning,
             'runtimes': list(usage.runtimes),
-            'numa_topology': objects.NUMATopology(nodes=[
-                objects.NUMANode(
-                    id=node.id, cpuset=set(node.cpus), pinned_cpus=set(),
-                    mem_total=node.mem_total_kb // _KIB_PER_MIB,
-                    mem_available=node.mem_free_kb // _KIB_PER_MIB)
-                for node in caps.numa_topology]),
-            'pci_device_pools': _pci_pools(caps.pci_devices),
         }
+        for part, fields_of in PART_FIELDS.items():
+            data = getattr(caps, part)
+            if data is not None:
+                values.update(fields_of(data))
+        return values
 
-    def _load_or_create(self, context, values):
+    def _load(self, context):
         try:
-            node = objects.ComputeNode.get_by_hostname(context, self.host)
+            return objects.ComputeNode.get_by_hostname(context, self.host)
         except exception.ComputeNodeNotFound:
-            node = objects.ComputeNode(context, **values)
-            for name, default in _CREATE_ONLY_FIELDS.items():
-                setattr(node, name, default)
-            node.create()
-            LOG.info('Created compute node %(uuid)s for %(host)s: '
-                     '%(cpus)d CPUs (%(arch)s), %(mem)d MiB memory, '
-                     '%(numa)d NUMA nodes, %(disk)d GiB disk, %(os)s',
-                     {'uuid': node.uuid, 'host': self.host,
-                      'cpus': node.cpus, 'arch': node.architecture,
-                      'mem': node.mem_total,
-                      'numa': len(node.numa_topology.nodes),
-                      'disk': node.disk_total, 'os': node.os})
-            return node
-        self._apply(node, values)
-        if node.obj_what_changed():
-            node.save()
+            return None
+
+    def _create(self, context, values, caps):
+        unread = [part for part in PART_FIELDS
+                  if getattr(caps, part) is None]
+        for part in unread:
+            values.update(EMPTY_AT_CREATION[part]())
+        node = objects.ComputeNode(context, **values)
+        for name, default in _CREATE_ONLY_FIELDS.items():
+            setattr(node, name, default)
+        node.create()
+        LOG.info('Created compute node %(uuid)s for %(host)s: '
+                 '%(cpus)d CPUs (%(arch)s), %(mem)d MiB memory, '
+                 '%(numa)d NUMA nodes, %(disk)d GiB disk, %(os)s%(empty)s',
+                 {'uuid': node.uuid, 'host': self.host,
+                  'cpus': node.cpus, 'arch': node.architecture,
+                  'mem': node.mem_total,
+                  'numa': len(node.numa_topology.nodes),
+                  'disk': node.disk_total, 'os': node.os,
+                  'empty': ('; stored empty until it can be read: %s'
+                            % ', '.join(PART_NAMES[part] for part in unread)
+                            if unread else '')})
         return node
 
     def _apply(self, node, values):

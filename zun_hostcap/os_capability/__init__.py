@@ -2,6 +2,8 @@
 
 Nothing here imports the rest of zun_hostcap or reads oslo.config: callers
 pass options to the driver constructors and get back frozen dataclasses.
+``get_capabilities()`` reads each part of the host on its own: a part whose
+source cannot be read is None and named in ``HostCapabilities.errors``.
 """
 
 from zun_hostcap.os_capability.base import HostDriver
@@ -16,7 +18,9 @@ from zun_hostcap.os_capability.model import HostCapabilities
 from zun_hostcap.os_capability.model import MemoryInfo
 from zun_hostcap.os_capability.model import NumaNode
 from zun_hostcap.os_capability.model import OsInfo
+from zun_hostcap.os_capability.model import PARTS
 from zun_hostcap.os_capability.model import PciDevice
+from zun_hostcap.os_capability.model import SourceError
 
 DRIVERS = {
     'fake': FakeDriver,
@@ -26,8 +30,8 @@ DRIVERS = {
 __all__ = [
     'CapabilityError', 'CpuInfo', 'DiskInfo', 'FakeDriver',
     'HostCapabilities', 'HostDriver', 'LinuxDriver', 'MemoryInfo',
-    'NumaNode', 'OsInfo', 'PciDevice', 'load_driver', 'parse_cpu_list',
-    'sample_capabilities',
+    'NumaNode', 'OsInfo', 'PARTS', 'PciDevice', 'SourceError',
+    'load_driver', 'parse_cpu_list', 'sample_capabilities',
 ]
 
 

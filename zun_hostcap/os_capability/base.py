@@ -2,13 +2,25 @@
 
 import abc
 
+from zun_hostcap.os_capability import errors
 from zun_hostcap.os_capability import model
+
+
+# HostCapabilities part -> the getter that reads it.
+PART_GETTERS = {
+    'cpu': 'get_cpu_info',
+    'memory': 'get_memory_info',
+    'numa_topology': 'get_numa_topology',
+    'disk': 'get_disk_info',
+    'pci_devices': 'get_pci_devices',
+    'os': 'get_os_info',
+}
 
 
 class HostDriver(metaclass=abc.ABCMeta):
     """Discovers what the host offers; each method returns plain data.
 
-    Methods raise :class:`CapabilityError` when a source is missing or
+    Getters raise :class:`CapabilityError` when a source is missing or
     malformed and a partial result would be misleading.
     """
 
@@ -37,12 +49,25 @@ class HostDriver(metaclass=abc.ABCMeta):
         """Return an :class:`OsInfo`."""
 
     def get_capabilities(self):
-        """Return a :class:`HostCapabilities` built from the getters."""
-        return model.HostCapabilities(
-            cpu=self.get_cpu_info(),
-            memory=self.get_memory_info(),
-            numa_topology=self.get_numa_topology(),
-            disk=self.get_disk_info(),
-            pci_devices=self.get_pci_devices(),
-            os=self.get_os_info(),
-        )
+        """Return a :class:`HostCapabilities`, each part read on its own.
+
+        A part whose getter cannot read its source (:class:`CapabilityError`
+        or an OSError it did not wrap) is None and is named in ``errors``;
+        the others are still read. Any other exception is a bug, not a
+        property of the host, and propagates.
+        """
+        parts = {}
+        source_errors = []
+        for part, getter in PART_GETTERS.items():
+            try:
+                parts[part] = getattr(self, getter)()
+            except errors.CapabilityError as exc:
+                parts[part] = None
+                source_errors.append(model.SourceError(
+                    part, exc.source, exc.reason, exc.parameter))
+            except OSError as exc:
+                parts[part] = None
+                source = str(exc.filename or getter)
+                source_errors.append(model.SourceError(
+                    part, source, exc.strerror or str(exc)))
+        return model.HostCapabilities(errors=tuple(source_errors), **parts)

@@ -7,14 +7,18 @@ class CapabilityError(Exception):
     ``source`` names where the data came from (a file such as
     ``/proc/meminfo`` or a command such as ``lscpu``) and ``reason`` says
     what was wrong with it, so ``str(exc)`` reads like
-    ``"/proc/meminfo: no MemTotal line"``.
+    ``"/proc/meminfo: no MemTotal line"``. ``parameter`` names the driver
+    argument that chose the source (``'disk_path'``, ``'cpu_source'``), or
+    is None, so a caller can point at the setting to fix.
     """
 
-    def __init__(self, source, reason):
-        # Pass both to Exception so the error pickles and copies cleanly.
+    def __init__(self, source, reason, parameter=None):
+        # Pass source and reason to Exception so the error pickles and
+        # copies cleanly; parameter travels in __dict__.
         super().__init__(source, reason)
         self.source = source
         self.reason = reason
+        self.parameter = parameter
 
     def __str__(self):
         return '%s: %s' % (self.source, self.reason)

@@ -72,22 +72,32 @@ def capabilities_to_dict(capabilities):
 
 def capabilities_from_dict(data):
     """The :class:`HostCapabilities` that ``capabilities_to_dict`` gave."""
-    cpu = dict(data['cpu'])
-    for name in ('online_cpus', 'offline_cpus', 'flags', 'usable_cpus'):
-        cpu[name] = tuple(cpu[name])
-    # JSON object keys are strings; NUMA node ids are ints.
-    cpu['numa_cpus'] = {int(node): tuple(cpus)
-                        for node, cpus in cpu['numa_cpus'].items()}
+    def part(name, build):
+        # A part that could not be read is null in the data.
+        return None if data[name] is None else build(data[name])
+
+    def cpu_info(cpu):
+        cpu = dict(cpu)
+        for name in ('online_cpus', 'offline_cpus', 'flags', 'usable_cpus'):
+            cpu[name] = tuple(cpu[name])
+        # JSON object keys are strings; NUMA node ids are ints.
+        cpu['numa_cpus'] = {int(node): tuple(cpus)
+                            for node, cpus in cpu['numa_cpus'].items()}
+        return model.CpuInfo(**cpu)
+
     return model.HostCapabilities(
-        cpu=model.CpuInfo(**cpu),
-        memory=model.MemoryInfo(**data['memory']),
-        numa_topology=tuple(
+        cpu=part('cpu', cpu_info),
+        memory=part('memory', lambda memory: model.MemoryInfo(**memory)),
+        numa_topology=part('numa_topology', lambda nodes: tuple(
             model.NumaNode(**dict(node, cpus=tuple(node['cpus'])))
-            for node in data['numa_topology']),
-        disk=model.DiskInfo(**data['disk']),
-        pci_devices=tuple(model.PciDevice(**dev)
-                          for dev in data['pci_devices']),
-        os=model.OsInfo(**data['os']))
+            for node in nodes)),
+        disk=part('disk', lambda disk: model.DiskInfo(**disk)),
+        pci_devices=part('pci_devices', lambda devices: tuple(
+            model.PciDevice(**dev) for dev in devices)),
+        os=part('os', lambda os_info: model.OsInfo(**os_info)),
+        # Files written before parts could fail have no errors key.
+        errors=tuple(model.SourceError(**error)
+                     for error in data.get('errors', ())))
 
 
 def write_capabilities(path, capabilities):
@@ -150,11 +160,34 @@ class FakeDriver(base.HostDriver):
         """Replace some sections, e.g. ``update(memory=new_memory_info)``.
 
         Keys are :class:`HostCapabilities` field names (cpu, memory,
-        numa_topology, disk, pci_devices, os). Returns the new value.
+        numa_topology, disk, pci_devices, os). A part given a value is
+        readable again: its entry in ``errors`` goes. Returns the new value.
         """
         with self._lock:
+            errors_left = tuple(
+                error for error in self._caps.errors
+                if section_changes.get(error.part) is None)
+            section_changes.setdefault('errors', errors_left)
             # dataclasses.replace raises TypeError for unknown names.
             self._caps = dataclasses.replace(self._caps, **section_changes)
+            return self._caps
+
+    def fail(self, part, source, reason, parameter=None):
+        """Make ``part`` unreadable, as a LinuxDriver reports it.
+
+        The part becomes None and ``errors`` names it with ``source``,
+        ``reason`` and ``parameter``; ``update(part=value)`` heals it.
+        Returns the new value.
+        """
+        if part not in model.PARTS:
+            raise TypeError('unknown part %r; choose one of %s'
+                            % (part, ', '.join(model.PARTS)))
+        error = model.SourceError(part, source, reason, parameter)
+        with self._lock:
+            errors_left = tuple(e for e in self._caps.errors
+                                if e.part != part)
+            self._caps = dataclasses.replace(
+                self._caps, errors=errors_left + (error,), **{part: None})
             return self._caps
 
     def get_capabilities(self):
@@ -164,20 +197,29 @@ class FakeDriver(base.HostDriver):
         with self._lock:
             return self._caps
 
+    def _part(self, part):
+        caps = self.get_capabilities()
+        error = caps.error_of(part)
+        if error is not None:
+            # The getters keep the HostDriver contract: raise, not None.
+            raise errors.CapabilityError(error.source, error.reason,
+                                         parameter=error.parameter)
+        return getattr(caps, part)
+
     def get_cpu_info(self):
-        return self.get_capabilities().cpu
+        return self._part('cpu')
 
     def get_memory_info(self):
-        return self.get_capabilities().memory
+        return self._part('memory')
 
     def get_numa_topology(self):
-        return self.get_capabilities().numa_topology
+        return self._part('numa_topology')
 
     def get_disk_info(self):
-        return self.get_capabilities().disk
+        return self._part('disk')
 
     def get_pci_devices(self):
-        return self.get_capabilities().pci_devices
+        return self._part('pci_devices')
 
     def get_os_info(self):
-        return self.get_capabilities().os
+        return self._part('os')

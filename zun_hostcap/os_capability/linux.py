@@ -76,9 +76,17 @@ class LinuxDriver(base.HostDriver):
         self._uname = uname or os.uname
 
     def get_cpu_info(self):
-        """Return a :class:`CpuInfo` from ``cpu_source``."""
+        """Return a :class:`CpuInfo` from ``cpu_source``.
+
+        Errors of lscpu name ``cpu_source`` as their parameter: choosing
+        sysfs is a way around a host without a working lscpu.
+        """
         if self.cpu_source == 'lscpu':
-            info = lscpu.parse_lscpu(self._run_lscpu())
+            try:
+                info = lscpu.parse_lscpu(self._run_lscpu())
+            except errors.CapabilityError as exc:
+                exc.parameter = 'cpu_source'
+                raise
         else:
             info = sysfs.read_cpu_info(self.root, self._uname().machine)
         return dataclasses.replace(
@@ -106,12 +114,20 @@ class LinuxDriver(base.HostDriver):
         return sysfs.read_numa_topology(self.root)
 
     def get_disk_info(self):
-        """Return a :class:`DiskInfo` for ``disk_path`` via statvfs."""
+        """Return a :class:`DiskInfo` for ``disk_path`` via statvfs.
+
+        Errors name ``disk_path`` as their parameter: the path is a setting
+        (e.g. /var/lib/docker), and a host without it is a common mistake.
+        """
         try:
             st = os.statvfs(self.disk_path)
+        except FileNotFoundError:
+            raise errors.CapabilityError(self.disk_path, 'does not exist',
+                                         parameter='disk_path')
         except OSError as exc:
             raise errors.CapabilityError(
-                self.disk_path, 'cannot statvfs: %s' % (exc.strerror or exc))
+                self.disk_path, 'cannot statvfs: %s' % (exc.strerror or exc),
+                parameter='disk_path')
         # f_bavail (not f_bfree) is what an unprivileged user can still
         # write; "used" counts from f_bfree as df does.
         return model.DiskInfo(

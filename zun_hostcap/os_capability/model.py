@@ -83,13 +83,48 @@ class OsInfo:
     hostname: str
 
 
+# The parts of a HostCapabilities, each read from its own source(s).
+PARTS = ('cpu', 'memory', 'numa_topology', 'disk', 'pci_devices', 'os')
+
+
+@dataclasses.dataclass(frozen=True)
+class SourceError:
+    """A part of the host that could not be read, and why.
+
+    ``part`` is a :class:`HostCapabilities` field name (one of ``PARTS``);
+    ``source``, ``reason`` and ``parameter`` are those of the
+    :class:`CapabilityError` that stopped it.
+    """
+
+    part: str
+    source: str
+    reason: str
+    parameter: str | None = None
+
+    def __str__(self):
+        return '%s: %s' % (self.source, self.reason)
+
+
 @dataclasses.dataclass(frozen=True)
 class HostCapabilities:
-    """Everything a driver reports about the host, in one value."""
+    """Everything a driver reports about the host, in one value.
 
-    cpu: CpuInfo
-    memory: MemoryInfo
-    numa_topology: tuple[NumaNode, ...]
-    disk: DiskInfo
-    pci_devices: tuple[PciDevice, ...]
-    os: OsInfo
+    A part whose source could not be read is None and has an entry in
+    ``errors``; the other parts are still reported. Which parts a caller
+    cannot do without is the caller's decision.
+    """
+
+    cpu: CpuInfo | None
+    memory: MemoryInfo | None
+    numa_topology: tuple[NumaNode, ...] | None
+    disk: DiskInfo | None
+    pci_devices: tuple[PciDevice, ...] | None
+    os: OsInfo | None
+    errors: tuple[SourceError, ...] = ()
+
+    def error_of(self, part):
+        """The :class:`SourceError` of ``part``, or None if it was read."""
+        for error in self.errors:
+            if error.part == part:
+                return error
+        return None

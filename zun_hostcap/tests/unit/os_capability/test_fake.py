@@ -1,4 +1,5 @@
 import dataclasses
+import json
 import os
 import threading
 
@@ -71,6 +72,39 @@ class FakeDriverTestCase(base.BaseTestCase):
         self.assertEqual(fake.sample_capabilities(),
                          driver.get_capabilities())
 
+    def test_fail_and_heal_a_part(self):
+        driver = fake.FakeDriver()
+        disk = driver.get_disk_info()
+        caps = driver.fail('disk', '/var/lib/docker', 'does not exist',
+                           parameter='disk_path')
+        self.assertIsNone(caps.disk)
+        self.assertEqual((model.SourceError('disk', '/var/lib/docker',
+                                            'does not exist', 'disk_path'),),
+                         driver.get_capabilities().errors)
+        # The getter keeps the HostDriver contract and raises.
+        exc = self.assertRaises(errors.CapabilityError, driver.get_disk_info)
+        self.assertEqual(('/var/lib/docker', 'does not exist', 'disk_path'),
+                         (exc.source, exc.reason, exc.parameter))
+        self.assertEqual(fake.sample_capabilities().memory,
+                         driver.get_memory_info())
+
+        driver.fail('memory', '/proc/meminfo', 'cannot read: Is a directory')
+        driver.update(disk=disk)
+        caps = driver.get_capabilities()
+        self.assertEqual(disk, caps.disk)
+        self.assertEqual(['memory'], [e.part for e in caps.errors])
+
+    def test_fail_twice_keeps_one_error_per_part(self):
+        driver = fake.FakeDriver()
+        driver.fail('pci_devices', '/sys/bus/pci/devices', 'first')
+        caps = driver.fail('pci_devices', '/sys/bus/pci/devices', 'second')
+        self.assertEqual(['second'], [e.reason for e in caps.errors])
+
+    def test_fail_unknown_part(self):
+        driver = fake.FakeDriver()
+        self.assertRaises(TypeError, driver.fail, 'gpu', 'x', 'y')
+        self.assertEqual((), driver.get_capabilities().errors)
+
     def test_concurrent_updates(self):
         driver = fake.FakeDriver()
         base_memory = driver.get_memory_info()
@@ -131,6 +165,14 @@ class CapabilityErrorTestCase(base.BaseTestCase):
         exc = pickle.loads(pickle.dumps(
             os_capability.CapabilityError('lscpu', 'command not found')))
         self.assertEqual('lscpu: command not found', str(exc))
+        self.assertIsNone(exc.parameter)
+
+    def test_parameter(self):
+        import pickle
+        exc = pickle.loads(pickle.dumps(os_capability.CapabilityError(
+            '/var/lib/docker', 'does not exist', parameter='disk_path')))
+        self.assertEqual('/var/lib/docker: does not exist', str(exc))
+        self.assertEqual('disk_path', exc.parameter)
 
 
 class TestFakeDriverDataFile(base.BaseTestCase):
@@ -143,6 +185,23 @@ class TestFakeDriverDataFile(base.BaseTestCase):
     def test_round_trip(self):
         caps = fake.sample_capabilities()
         fake.write_capabilities(self.path, caps)
+        self.assertEqual(caps, fake.read_capabilities(self.path))
+
+    def test_round_trip_of_a_partial_probe(self):
+        driver = fake.FakeDriver()
+        driver.fail('numa_topology', '/sys/devices/system/node/node1/meminfo',
+                    'cannot read: No such file or directory')
+        caps = driver.fail('disk', '/var/lib/docker', 'does not exist',
+                           parameter='disk_path')
+        fake.write_capabilities(self.path, caps)
+        self.assertEqual(caps, fake.read_capabilities(self.path))
+
+    def test_file_without_errors_reads_as_whole(self):
+        caps = fake.sample_capabilities()
+        data = fake.capabilities_to_dict(caps)
+        del data['errors']
+        with open(self.path, 'w') as f:
+            json.dump(data, f)
         self.assertEqual(caps, fake.read_capabilities(self.path))
 
     def test_driver_reads_the_file_on_every_probe(self):

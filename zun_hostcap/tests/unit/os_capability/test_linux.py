@@ -1,4 +1,6 @@
 import os
+import pickle
+import shutil
 from unittest import mock
 
 import fixtures
@@ -316,7 +318,8 @@ class OsAndDiskTestCase(base.BaseTestCase):
         exc = self.assertRaises(
             errors.CapabilityError,
             linux.LinuxDriver(disk_path='/nonexistent/x').get_disk_info)
-        self.assertEqual('/nonexistent/x', exc.source)
+        self.assertEqual(('/nonexistent/x', 'does not exist', 'disk_path'),
+                         (exc.source, exc.reason, exc.parameter))
 
     def test_capabilities_of_a_shape(self):
         driver = utils.shape_driver('two-numa-smt', disk_path='/')
@@ -332,3 +335,180 @@ class OsAndDiskTestCase(base.BaseTestCase):
         # Plain data: hashable and comparable.
         self.assertEqual(caps, driver.get_capabilities())
         hash(caps)
+
+
+class PartialProbeTestCase(base.BaseTestCase):
+    """get_capabilities reads each part on its own."""
+
+    def assert_only_part_failed(self, caps, expected, part):
+        for name in model.PARTS:
+            if name == part:
+                self.assertIsNone(getattr(caps, name))
+            elif name == 'disk':
+                # The real file system's usage moves between two reads.
+                self.assertEqual(
+                    (expected.disk.path, expected.disk.total_bytes),
+                    (caps.disk.path, caps.disk.total_bytes))
+            else:
+                self.assertEqual(getattr(expected, name),
+                                 getattr(caps, name), name)
+
+    def full_capabilities(self, shape, **kwargs):
+        caps = utils.shape_driver(shape, disk_path='/', **kwargs) \
+            .get_capabilities()
+        self.assertEqual((), caps.errors)
+        return caps
+
+    def test_every_part_is_read_on_a_whole_host(self):
+        caps = self.full_capabilities('two-numa-smt')
+        for part in model.PARTS:
+            self.assertIsNotNone(getattr(caps, part), part)
+            self.assertIsNone(caps.error_of(part))
+
+    def test_missing_disk_path_leaves_only_the_disk_out(self):
+        # As a host without Docker with disk_path = /var/lib/docker.
+        missing = os.path.join(self.useFixture(fixtures.TempDir()).path,
+                               'docker')
+        caps = utils.shape_driver('two-numa-smt', disk_path=missing) \
+            .get_capabilities()
+        self.assertEqual(
+            (model.SourceError('disk', missing, 'does not exist',
+                               parameter='disk_path'),), caps.errors)
+        self.assertEqual(caps.errors[0], caps.error_of('disk'))
+        self.assert_only_part_failed(
+            caps, self.full_capabilities('two-numa-smt'), 'disk')
+
+    def test_disk_path_below_a_file(self):
+        tmp = self.useFixture(fixtures.TempDir()).path
+        utils.write(tmp, '/file', 'not a directory\n')
+        path = os.path.join(tmp, 'file', 'below')
+        error = utils.shape_driver('no-numa', disk_path=path) \
+            .get_capabilities().error_of('disk')
+        self.assertEqual((path, 'disk_path'), (error.source, error.parameter))
+        self.assertIn('cannot statvfs: Not a directory', error.reason)
+
+    def test_unreadable_meminfo_leaves_only_memory_out(self):
+        # NUMA nodes have their own meminfo, so only memory is lost.
+        root = utils.copy_shape(self, 'two-numa-smt')
+        os.unlink(os.path.join(root, 'proc/meminfo'))
+        os.mkdir(os.path.join(root, 'proc/meminfo'))
+        caps = utils.shape_driver('two-numa-smt', root=root, disk_path='/') \
+            .get_capabilities()
+        self.assertEqual(['memory'], [e.part for e in caps.errors])
+        self.assertEqual('/proc/meminfo', caps.errors[0].source)
+        self.assertIn('cannot read: Is a directory', caps.errors[0].reason)
+        self.assertIsNone(caps.errors[0].parameter)
+        self.assert_only_part_failed(
+            caps, self.full_capabilities('two-numa-smt'), 'memory')
+
+    def test_without_numa_nodes_meminfo_also_hides_the_topology(self):
+        # The single node of a non-NUMA kernel takes its memory from
+        # /proc/meminfo: both parts fail, each naming it.
+        root = utils.copy_shape(self, 'no-numa')
+        utils.write(root, '/proc/meminfo', 'MemTotal: lots\n')
+        caps = utils.shape_driver('no-numa', root=root, disk_path='/') \
+            .get_capabilities()
+        self.assertEqual([('memory', '/proc/meminfo'),
+                          ('numa_topology', '/proc/meminfo')],
+                         [(e.part, e.source) for e in caps.errors])
+        self.assertEqual(self.full_capabilities('no-numa').cpu, caps.cpu)
+        self.assertIsNotNone(caps.disk)
+
+    def test_pci_tree_that_cannot_be_listed(self):
+        root = utils.copy_shape(self, 'two-numa-smt')
+        shutil.rmtree(os.path.join(root, 'sys/bus/pci/devices'))
+        utils.write(root, '/sys/bus/pci/devices', 'not a directory\n')
+        caps = utils.shape_driver('two-numa-smt', root=root, disk_path='/') \
+            .get_capabilities()
+        self.assertEqual(
+            (model.SourceError('pci_devices', '/sys/bus/pci/devices',
+                               'cannot list: Not a directory'),),
+            caps.errors)
+        self.assert_only_part_failed(
+            caps, self.full_capabilities('two-numa-smt'), 'pci_devices')
+
+    def test_malformed_pci_device(self):
+        root = utils.copy_shape(self, 'two-numa-smt')
+        utils.write(root, '/sys/bus/pci/devices/0000:81:00.0/class',
+                    'storage\n')
+        caps = utils.shape_driver('two-numa-smt', root=root, disk_path='/') \
+            .get_capabilities()
+        self.assertIsNone(caps.pci_devices)
+        self.assertEqual('/sys/bus/pci/devices/0000:81:00.0/class',
+                         caps.error_of('pci_devices').source)
+        self.assertIsNotNone(caps.numa_topology)
+
+    def test_missing_lscpu_names_cpu_source(self):
+        # The real lscpu runner, on a PATH without lscpu.
+        empty_bin = self.useFixture(fixtures.TempDir()).path
+        self.useFixture(fixtures.EnvironmentVariable('PATH', empty_bin))
+        driver = linux.LinuxDriver(
+            cpu_source='lscpu', disk_path='/',
+            root=utils.shape_path('two-numa-smt'),
+            uname=utils.shape_uname('two-numa-smt'))
+        caps = driver.get_capabilities()
+        self.assertEqual(
+            (model.SourceError('cpu', 'lscpu', 'command not found',
+                               parameter='cpu_source'),), caps.errors)
+        self.assert_only_part_failed(
+            caps, self.full_capabilities('two-numa-smt'), 'cpu')
+
+    def test_broken_cpu_topology_leaves_only_the_cpu_out(self):
+        root = utils.copy_shape(self, 'offline-cpus')
+        utils.write(root, '/sys/devices/system/cpu/present', '0-\n')
+        caps = utils.shape_driver('offline-cpus', root=root, disk_path='/') \
+            .get_capabilities()
+        self.assertEqual(['cpu'], [e.part for e in caps.errors])
+        self.assertEqual('/sys/devices/system/cpu/present',
+                         caps.errors[0].source)
+        self.assert_only_part_failed(
+            caps, self.full_capabilities('offline-cpus'), 'cpu')
+
+    def test_nothing_there_but_uname(self):
+        caps = linux.LinuxDriver(
+            root='/nonexistent', disk_path='/nonexistent',
+            uname=utils.shape_uname('no-numa')).get_capabilities()
+        self.assertEqual(['cpu', 'memory', 'numa_topology', 'disk'],
+                         [e.part for e in caps.errors])
+        # No PCI bus and no os-release are answers, not failures.
+        self.assertEqual((), caps.pci_devices)
+        self.assertEqual('3.10.108', caps.os.kernel_version)
+
+    def test_partial_result_is_plain_data(self):
+        root = utils.copy_shape(self, 'two-numa-smt')
+        utils.write(root, '/proc/meminfo', 'garbage\n')
+        driver = utils.shape_driver('two-numa-smt', root=root,
+                                    disk_path='/nonexistent')
+        caps = driver.get_capabilities()
+        # No disk: the real file system's usage would move between reads.
+        self.assertEqual(caps, driver.get_capabilities())
+        hash(caps)
+        self.assertEqual(caps, pickle.loads(pickle.dumps(caps)))
+        self.assertEqual("/proc/meminfo: line 1 has no colon: 'garbage'",
+                         str(caps.error_of('memory')))
+
+    def test_unwrapped_os_error_is_a_source_error(self):
+        def uname():
+            raise PermissionError(13, 'Permission denied',
+                                  '/proc/sys/kernel/osrelease')
+
+        caps = utils.shape_driver('no-numa', disk_path='/', uname=uname) \
+            .get_capabilities()
+        # uname gives the architecture on the sysfs path, too.
+        self.assertEqual(
+            [model.SourceError('cpu', '/proc/sys/kernel/osrelease',
+                               'Permission denied'),
+             model.SourceError('os', '/proc/sys/kernel/osrelease',
+                               'Permission denied')],
+            list(caps.errors))
+        self.assertIsNotNone(caps.memory)
+
+    def test_a_bug_is_not_a_missing_source(self):
+        class BuggyDriver(linux.LinuxDriver):
+            def get_pci_devices(self):
+                return {}['no such key']
+
+        driver = BuggyDriver(root=utils.shape_path('two-numa-smt'),
+                             disk_path='/',
+                             uname=utils.shape_uname('two-numa-smt'))
+        self.assertRaises(KeyError, driver.get_capabilities)
