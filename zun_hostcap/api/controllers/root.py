@@ -1,4 +1,4 @@
-"""GET /: the version document, and the routes under it."""
+"""GET /: the version document, GET /openapi.json, and the routes under it."""
 
 import pecan
 
@@ -7,6 +7,7 @@ from zun_hostcap.api.controllers import v1
 from zun_hostcap.api.controllers.v1 import hosts
 from zun_hostcap.api.controllers.v1 import services
 from zun_hostcap.api import microversion
+from zun_hostcap.api import openapi
 
 NAME = 'OpenStack Zun API'
 DESCRIPTION = ('zun-hostcap: the host capabilities of the container hosts '
@@ -22,6 +23,12 @@ def version_document():
             'links': [{'href': link.url('v1') + '/', 'rel': 'self'}]}
 
 
+def _only_get():
+    """405, naming the one method these routes answer, for any other."""
+    if pecan.request.method != 'GET':
+        pecan.abort(405, headers={'Allow': 'GET'})
+
+
 class RootController(object):
 
     v1 = v1.Controller()
@@ -31,10 +38,15 @@ class RootController(object):
 
     @pecan.expose('json')
     def index(self):
-        if pecan.request.method != 'GET':
-            pecan.abort(405)
+        _only_get()
         version = version_document()
         return {'name': NAME,
                 'description': DESCRIPTION,
                 'versions': [version],
                 'default_version': version}
+
+    @pecan.expose(content_type='application/json', route='openapi.json')
+    def openapi_document(self):
+        """The OpenAPI 3.1 document of this API; no token needed."""
+        _only_get()
+        return openapi.document_text()

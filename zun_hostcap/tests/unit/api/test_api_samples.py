@@ -19,20 +19,26 @@ import os
 import re
 import uuid
 
+import jsonschema
 from oslo_utils import timeutils
 from oslotest import base
 import testscenarios
 import webob
 
 from zun_hostcap.api import app
+from zun_hostcap.api.schemas import errors as error_schemas
+from zun_hostcap.api.schemas import hosts as host_schemas
+from zun_hostcap.api.schemas import services as service_schemas
+from zun_hostcap.api.schemas import versions as version_schemas
 from zun_hostcap.common import context
 from zun_hostcap import objects
 from zun_hostcap.tests import gabbi_fixtures
+from zun_hostcap.tests.unit.api import test_openapi
 
 REPO = os.path.normpath(os.path.join(os.path.dirname(__file__), '..', '..',
                                      '..', '..'))
 SAMPLES_DIR = os.path.join(REPO, 'doc', 'api_samples')
-API_REF_DIR = os.path.join(REPO, 'doc', 'source', 'api-ref')
+API_REF_DIR = os.path.join(REPO, 'api-ref', 'source')
 REGENERATE_ENV = 'ZUN_HOSTCAP_TEST_REGENERATE_SAMPLES'
 
 REQUEST_ID = 'req-00000000-0000-0000-0000-000000000000'
@@ -48,7 +54,8 @@ _TIMESTAMP_RE = re.compile(
     r'^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:[+-]\d\d:\d\d|Z)?$')
 
 _HOST_REF_RE = re.compile(r'\{uuid of ([^}]+)\}')
-_INCLUDE_RE = re.compile(r'literalinclude:: \.\./\.\./api_samples/(\S+)')
+_INCLUDE_RE = re.compile(
+    r'literalinclude:: (?:\.\./)+(?:doc/)?api_samples/(\S+)')
 
 
 def sample_uuid(hostname):
@@ -70,27 +77,38 @@ def _headers(version=None, token='admin'):
 # the right case). "{uuid of NAME}" in a path is the uuid of host NAME.
 SAMPLES = [
     ('versions-get-resp.json',
-     dict(path='/', headers={}, status=200)),
+     dict(path='/', headers={}, status=200,
+          schema=version_schemas.GET_ROOT_RESPONSE_v1_1)),
     ('v1-get-resp.json',
-     dict(path='/v1', headers={}, status=200)),
+     dict(path='/v1', headers={}, status=200,
+          schema=version_schemas.GET_V1_RESPONSE_v1_1)),
     ('hosts-list-resp.json',
      dict(path='/v1/hosts', headers=_headers('1.40'), status=200,
           expect=lambda body: len(body['hosts']) == 3 and
-          body['next'] is None)),
+          body['next'] is None,
+          schema=host_schemas.GET_HOSTS_RESPONSE_v1_29,
+          not_schema=host_schemas.GET_HOSTS_RESPONSE_v1_4)),
     ('hosts-list-paginated-resp.json',
      dict(path='/v1/hosts?limit=2', headers=_headers('1.40'), status=200,
           expect=lambda body: len(body['hosts']) == 2 and
-          body['next'] is not None)),
+          body['next'] is not None,
+          schema=host_schemas.GET_HOSTS_RESPONSE_v1_29,
+          not_schema=host_schemas.GET_HOSTS_RESPONSE_v1_4)),
     ('host-show-resp.json',
      dict(path='/v1/hosts/{uuid of host-a.example.com}',
           headers=_headers('1.40'), status=200,
-          expect=lambda body: 'enable_cpu_pinning' in body)),
+          expect=lambda body: 'enable_cpu_pinning' in body,
+          schema=host_schemas.HOST_v1_29,
+          not_schema=host_schemas.HOST_v1_4)),
     ('host-show-v1.28-resp.json',
      dict(path='/v1/hosts/host-a.example.com', headers=_headers('1.28'),
           status=200,
-          expect=lambda body: 'enable_cpu_pinning' not in body)),
+          expect=lambda body: 'enable_cpu_pinning' not in body,
+          schema=host_schemas.HOST_v1_4,
+          not_schema=host_schemas.HOST_v1_29)),
     ('services-list-resp.json',
-     dict(path='/v1/services', headers=_headers(), status=200)),
+     dict(path='/v1/services', headers=_headers(), status=200,
+          schema=service_schemas.GET_SERVICES_RESPONSE_v1_1)),
     ('host-not-found-resp.json',
      dict(path='/v1/hosts/no-such-host', headers=_headers('1.40'),
           status=404)),
@@ -108,6 +126,10 @@ SAMPLES = [
           status=403)),
 ]
 SAMPLE_NAMES = frozenset(name for name, _case in SAMPLES)
+# Every error answers with the error document.
+for _name, _case in SAMPLES:
+    if _case['status'] >= 400:
+        _case.setdefault('schema', error_schemas.ERROR_DOCUMENT_v1_1)
 
 
 class TestAPISamples(testscenarios.WithScenarios, base.BaseTestCase):
@@ -115,6 +137,7 @@ class TestAPISamples(testscenarios.WithScenarios, base.BaseTestCase):
 
     scenarios = [(name, dict(case, sample=name)) for name, case in SAMPLES]
     expect = None
+    not_schema = None
 
     def setUp(self):
         super().setUp()
@@ -131,6 +154,7 @@ class TestAPISamples(testscenarios.WithScenarios, base.BaseTestCase):
         self.shown_uuids = {node.uuid: sample_uuid(node.hostname)
                             for node in nodes}
         self.app = app.setup_app()
+        self.conformance = test_openapi.Conformance()
 
     # Normalising what varies between runs.
 
@@ -180,6 +204,36 @@ class TestAPISamples(testscenarios.WithScenarios, base.BaseTestCase):
         self.assertTrue(resp.headers['X-OpenStack-Request-ID'].startswith(
             'req-'))
         return resp
+
+    def _sample(self):
+        path = os.path.join(SAMPLES_DIR, self.sample)
+        if not os.path.exists(path):
+            self.skipTest('no sample %s yet; test_sample says how to write '
+                          'it' % self.sample)
+        with open(path) as f:
+            return json.load(f)
+
+    def test_response_conforms_to_the_openapi_document(self):
+        # Status, content type, headers and body, as the document says.
+        self.conformance.check_response('GET', self.path, self._get())
+
+    def test_sample_matches_the_openapi_document(self):
+        self.conformance.check_body('GET', self.path, self.status,
+                                    self._sample())
+
+    def test_sample_matches_its_microversion(self):
+        # The document allows every microversion of a response (anyOf);
+        # a sample is the response of its own.
+        sample = self._sample()
+        jsonschema.Draft202012Validator(
+            self.schema, format_checker=jsonschema.FormatChecker()).validate(
+                sample)
+        if self.not_schema is not None:
+            self.assertFalse(
+                jsonschema.Draft202012Validator(self.not_schema).is_valid(
+                    sample),
+                '%s is also valid for the schema of another microversion'
+                % self.sample)
 
     def test_sample(self):
         body = json.loads(self._get().text)

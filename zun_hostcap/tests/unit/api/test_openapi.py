@@ -1,0 +1,480 @@
+"""The OpenAPI document: valid, built from the API's schemas, current.
+
+``Conformance`` checks an answer of the API (status, content type,
+headers, body) against the document; test_api_samples uses it too, for
+the samples of the API reference.
+
+With ``ZUN_HOSTCAP_TEST_REGENERATE_SAMPLES=1`` the test of the committed
+``doc/api/openapi.json`` rewrites it instead, and passes; review the diff
+before you commit it.
+"""
+
+import difflib
+import json
+import os
+import re
+
+import fixtures
+import jsonschema
+from oslotest import base
+import referencing
+import referencing.jsonschema
+import schemathesis
+import webob
+
+from zun_hostcap.api import app
+from zun_hostcap.api import openapi
+from zun_hostcap.api.schemas import hosts as host_schemas
+from zun_hostcap.api.schemas import services as service_schemas
+from zun_hostcap.common import context
+from zun_hostcap.common import exception
+from zun_hostcap import objects
+from zun_hostcap.tests import gabbi_fixtures
+
+REPO = os.path.normpath(os.path.join(os.path.dirname(__file__), '..', '..',
+                                     '..', '..'))
+DOCUMENT_PATH = os.path.join(REPO, 'doc', 'api', 'openapi.json')
+REGENERATE_ENV = 'ZUN_HOSTCAP_TEST_REGENERATE_SAMPLES'
+
+# Where the document is, for $refs to resolve against while validating.
+_DOCUMENT_URI = 'urn:zun-hostcap:openapi'
+_FORMAT_CHECKER = jsonschema.FormatChecker()
+_METHODS = ('get', 'put', 'post', 'delete', 'options', 'head', 'patch',
+            'trace')
+
+
+def _escape(token):
+    return token.replace('~', '~0').replace('/', '~1')
+
+
+def _pointer(*tokens):
+    return ''.join('/' + _escape(str(token)) for token in tokens)
+
+
+class Conformance(object):
+    """What the document says of each answer, and checks of answers."""
+
+    def __init__(self, document=None):
+        self.document = document or openapi.document()
+        resource = referencing.Resource.from_contents(
+            self.document,
+            default_specification=referencing.jsonschema.DRAFT202012)
+        self.registry = referencing.Registry().with_resource(_DOCUMENT_URI,
+                                                             resource)
+        self._templates = [
+            (template, re.compile('^%s$' % re.sub(
+                r'\\\{[^}]+\\\}', '[^/]+', re.escape(template))))
+            for template in self.document['paths']]
+
+    def resolve(self, pointer):
+        """(pointer, node) at ``pointer``, following $refs to the end."""
+        node = self.document
+        for token in pointer.lstrip('/').split('/') if pointer else ():
+            token = token.replace('~1', '/').replace('~0', '~')
+            node = node[int(token) if isinstance(node, list) else token]
+        if isinstance(node, dict) and '$ref' in node:
+            return self.resolve(node['$ref'][1:])
+        return pointer, node
+
+    def template(self, path):
+        """The path of the document that ``path`` is, or None."""
+        path = path.split('?', 1)[0]
+        matches = [template for template, regex in self._templates
+                   if regex.match(path)]
+        # /v1/hosts is itself, not /v1/{anything}.
+        exact = [template for template in matches if template == path]
+        return (exact or matches or [None])[0]
+
+    def response_pointer(self, method, path, status):
+        """The pointer of the documented response, or fail."""
+        template = self.template(path)
+        if template is None:
+            raise AssertionError('%s is no path of the document' % path)
+        if method.lower() not in self.document['paths'][template]:
+            raise AssertionError('%s %s is no operation of the document'
+                                 % (method, template))
+        operation = _pointer('paths', template, method.lower())
+        responses = self.resolve(operation)[1]['responses']
+        if str(status) not in responses:
+            raise AssertionError(
+                '%s %s answered %s, which the document does not list '
+                '(it lists %s)' % (method, template, status,
+                                   ', '.join(sorted(responses))))
+        return self.resolve(_pointer('paths', template, method.lower(),
+                                     'responses', str(status)))[0]
+
+    def validator(self, pointer):
+        """A 2020-12 validator of the schema at ``pointer``."""
+        return jsonschema.Draft202012Validator(
+            {'$ref': '%s#%s' % (_DOCUMENT_URI, pointer)},
+            registry=self.registry, format_checker=_FORMAT_CHECKER)
+
+    def check_body(self, method, path, status, body,
+                   media_type='application/json'):
+        """``body`` (parsed JSON) is what the document says; else raise."""
+        response = self.response_pointer(method, path, status)
+        content = self.resolve(response)[1].get('content', {})
+        if media_type not in content:
+            raise AssertionError(
+                '%s %s %s answered %s, which the document does not list '
+                '(it lists %s)' % (method, path, status, media_type,
+                                   ', '.join(content) or 'no body'))
+        self._check_body(response + _pointer('content', media_type, 'schema'),
+                         '%s %s %s' % (method, path, status), body)
+
+    def _check_body(self, schema, label, body):
+        error = jsonschema.exceptions.best_match(
+            self.validator(schema).iter_errors(body))
+        if error is not None:
+            raise AssertionError('%s: the body does not match the document: '
+                                 '%s at %s' % (label, error.message, '/'.join(
+                                     map(str, error.absolute_path))))
+
+    def check_response(self, method, path, resp):
+        """A webob response conforms: status, type, headers, body."""
+        self._check(self.response_pointer(method, path, resp.status_int),
+                    '%s %s %s' % (method, path, resp.status_int), resp)
+
+    def check_component_response(self, name, resp):
+        """A webob response is the component response ``name``."""
+        self._check(_pointer('components', 'responses', name),
+                    '%s (%s)' % (resp.status_int, name), resp)
+
+    def _check(self, response, label, resp):
+        definition = self.resolve(response)[1]
+        for name, header in definition.get('headers', {}).items():
+            header_pointer, header = self.resolve(
+                header['$ref'][1:] if '$ref' in header else
+                response + _pointer('headers', name))
+            value = resp.headers.get(name)
+            if value is None:
+                if header.get('required'):
+                    raise AssertionError('%s: header %s is missing' %
+                                         (label, name))
+                continue
+            error = jsonschema.exceptions.best_match(self.validator(
+                header_pointer + '/schema').iter_errors(value))
+            if error is not None:
+                raise AssertionError('%s: header %s: %s' % (
+                    label, name, error.message))
+        content = definition.get('content', {})
+        if not content:
+            if resp.body:
+                raise AssertionError('%s: a body the document does not '
+                                     'have' % label)
+            return
+        media_type = (resp.content_type or '').split(';')[0]
+        if media_type not in content:
+            raise AssertionError('%s: %s, which the document does not list '
+                                 '(it lists %s)' % (label, media_type,
+                                                    ', '.join(content)))
+        body = (json.loads(resp.text) if media_type == 'application/json'
+                else resp.text)
+        self._check_body(response + _pointer('content', media_type,
+                                             'schema'), label, body)
+
+
+def _schemas_of(node, found):
+    """Every Schema Object of an OpenAPI document, walking it."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == 'schema' and isinstance(value, dict):
+                found.append(value)
+            elif key == 'schemas' and isinstance(value, dict):
+                found.extend(value.values())
+            else:
+                _schemas_of(value, found)
+    elif isinstance(node, list):
+        for value in node:
+            _schemas_of(value, found)
+    return found
+
+
+def _refs_of(node, found):
+    if isinstance(node, dict):
+        if isinstance(node.get('$ref'), str):
+            found.append(node['$ref'])
+        for value in node.values():
+            _refs_of(value, found)
+    elif isinstance(node, list):
+        for value in node:
+            _refs_of(value, found)
+    return found
+
+
+class TestDocument(base.BaseTestCase):
+    """The document as a document: valid, and from the API's schemas."""
+
+    def setUp(self):
+        super().setUp()
+        self.document = openapi.document()
+
+    def test_valid_openapi_3_1(self):
+        self.assertEqual('3.1.0', self.document['openapi'])
+        # schemathesis checks it against the OpenAPI 3.1 meta-schema.
+        schemathesis.openapi.from_dict(self.document).validate()
+
+    def test_every_schema_is_json_schema_2020_12(self):
+        self.assertEqual(jsonschema.Draft202012Validator.META_SCHEMA['$id'],
+                         self.document['jsonSchemaDialect'])
+        schemas = _schemas_of(self.document, [])
+        self.assertGreater(len(schemas), 20)
+        for schema in schemas:
+            jsonschema.Draft202012Validator.check_schema(schema)
+
+    def test_every_ref_resolves(self):
+        conformance = Conformance(self.document)
+        refs = _refs_of(self.document, [])
+        self.assertTrue(refs)
+        for ref in refs:
+            self.assertTrue(ref.startswith('#/'), ref)
+            conformance.resolve(ref[1:])
+
+    def test_the_document_is_json_and_the_same_each_time(self):
+        self.assertEqual(self.document,
+                         json.loads(json.dumps(self.document)))
+        self.assertEqual(openapi.document_text(),
+                         json.dumps(openapi.document(), indent=2) + '\n')
+
+    def _query_parameters(self, path):
+        operation = self.document['paths'][path]['get']
+        return {parameter['name']: parameter
+                for parameter in operation['parameters']
+                if parameter.get('in') == 'query'}
+
+    def test_query_parameters_are_the_validated_schemas(self):
+        # The very properties validate_query checks, parameter by
+        # parameter, bookmarks included.
+        for path, schema in (
+                ('/v1/hosts', host_schemas.GET_HOSTS_QUERY_v1_4),
+                ('/hosts', host_schemas.GET_HOSTS_QUERY_v1_4),
+                ('/v1/hosts/{host_ident}', host_schemas.GET_HOST_QUERY_v1_4),
+                ('/hosts/{host_ident}', host_schemas.GET_HOST_QUERY_v1_4),
+                ('/v1/services', service_schemas.GET_SERVICES_QUERY_v1_1),
+                ('/services', service_schemas.GET_SERVICES_QUERY_v1_1)):
+            parameters = self._query_parameters(path)
+            self.assertEqual(schema['properties'],
+                             {name: parameter['schema']
+                              for name, parameter in parameters.items()},
+                             path)
+            self.assertEqual(set(schema.get('required', ())),
+                             {name for name, parameter in parameters.items()
+                              if parameter['required']}, path)
+
+    def test_shared_schemas_are_components(self):
+        # One host schema, referred to from the list and the show.
+        host = self.document['components']['schemas']['Host_v1_29']
+        self.assertEqual({'$ref': '#/components/schemas/NUMATopology'},
+                         host['properties']['numa_topology'])
+        hosts = self.document['components']['schemas']['HostList_v1_29']
+        self.assertEqual({'$ref': '#/components/schemas/Host_v1_29'},
+                         hosts['properties']['hosts']['items'])
+
+    def test_microversion_header_lists_the_range(self):
+        params = self.document['components']['parameters']
+        every = params['OpenStackAPIVersion']['schema']['enum']
+        hosts = params['OpenStackAPIVersion_v1_4']['schema']['enum']
+        self.assertEqual(['container 1.1', 'container 1.2'], every[:2])
+        self.assertEqual(['container 1.40', 'container latest'], every[-2:])
+        self.assertEqual('container 1.4', hosts[0])
+        self.assertEqual(every[3:], hosts)
+        self.assertFalse(params['OpenStackAPIVersion']['required'])
+        self.assertTrue(params['OpenStackAPIVersion_v1_4']['required'])
+
+    def test_public_routes_need_no_token(self):
+        self.assertEqual([{'keystone': []}], self.document['security'])
+        public = {(path, method)
+                  for path, item in self.document['paths'].items()
+                  for method, operation in item.items()
+                  if operation.get('security') == []}
+        self.assertEqual({('/', 'get'), ('/v1', 'get'),
+                          ('/openapi.json', 'get'), ('/healthcheck', 'get'),
+                          ('/healthcheck', 'head')}, public)
+
+
+class TestCommittedDocument(base.BaseTestCase):
+
+    def test_committed_document_is_current(self):
+        text = openapi.document_text()
+        if os.environ.get(REGENERATE_ENV) == '1':
+            os.makedirs(os.path.dirname(DOCUMENT_PATH), exist_ok=True)
+            with open(DOCUMENT_PATH, 'w') as f:
+                f.write(text)
+            return
+        if not os.path.isdir(os.path.join(REPO, 'doc')):
+            self.skipTest('not a source tree')
+        if not os.path.exists(DOCUMENT_PATH):
+            self.fail('No %s. Write it with %s=1 and review it.'
+                      % (DOCUMENT_PATH, REGENERATE_ENV))
+        with open(DOCUMENT_PATH) as f:
+            committed = f.read()
+        if committed != text:
+            diff = ''.join(difflib.unified_diff(
+                committed.splitlines(True), text.splitlines(True),
+                'doc/api/openapi.json', 'what the code generates'))
+            self.fail('doc/api/openapi.json is not what the code '
+                      'generates:\n%s\nIf the code is right, run this test '
+                      'with %s=1 and review the diff.'
+                      % (diff, REGENERATE_ENV))
+
+
+class _APITestCase(base.BaseTestCase):
+
+    def setUp(self):
+        super().setUp()
+        fixture = gabbi_fixtures.APIFixture()
+        fixture.start_fixture()
+        self.addCleanup(fixture.stop_fixture)
+        self.app = app.setup_app()
+        self.conformance = Conformance()
+        nodes = objects.ComputeNodeList.get_all(context.get_admin_context())
+        self.uuid_of = {node.hostname: node.uuid for node in nodes}
+
+    def request(self, path, method='GET', token='admin', version='latest',
+                **headers):
+        if token is not None:
+            headers['X-Auth-Token'] = token
+        if version is not None:
+            headers['OpenStack-API-Version'] = 'container %s' % version
+        req = webob.Request.blank(path, method=method, headers=headers)
+        return req.get_response(self.app)
+
+    def assertConforms(self, path, resp, method='GET'):
+        self.conformance.check_response(method, path, resp)
+
+
+class TestServed(_APITestCase):
+
+    def test_served_without_token(self):
+        resp = self.request('/openapi.json', token=None, version=None)
+        self.assertEqual(200, resp.status_int)
+        self.assertEqual('application/json', resp.content_type)
+        self.assertEqual(openapi.document_text(), resp.text)
+        self.assertConforms('/openapi.json', resp)
+
+    def test_other_methods_are_not_allowed(self):
+        for path in ('/openapi.json', '/'):
+            resp = self.request(path, method='POST', token=None)
+            self.assertEqual(405, resp.status_int, path)
+            self.assertEqual('GET', resp.headers['Allow'], path)
+            self.assertEqual('container.method_not_allowed',
+                             resp.json['errors'][0]['code'])
+
+    def test_not_acceptable(self):
+        for headers in ({'OpenStack-API-Version': 'container 2.0'},
+                        {'Accept': 'text/html'}):
+            req = webob.Request.blank('/openapi.json', headers=headers)
+            resp = req.get_response(self.app)
+            self.assertEqual(406, resp.status_int, headers)
+            self.assertConforms('/openapi.json', resp)
+
+
+class TestConformance(_APITestCase):
+    """In-process answers of every route conform to the document."""
+
+    def _path(self, template):
+        return template.replace('{host_ident}',
+                                self.uuid_of['host-a.example.com'])
+
+    def test_every_route_answers_as_documented(self):
+        for template, item in self.conformance.document['paths'].items():
+            for method in item:
+                if method not in _METHODS:
+                    continue
+                resp = self.request(self._path(template),
+                                    method=method.upper())
+                self.assertIn(resp.status_int, (200, 204),
+                              '%s %s: %s' % (method, template, resp.text))
+                self.assertConforms(self._path(template), resp,
+                                    method.upper())
+
+    def test_each_microversion_of_a_host(self):
+        path = '/v1/hosts/host-a.example.com'
+        old = self.request(path, version='1.28')
+        new = self.request(path, version='1.29')
+        self.assertConforms(path, old)
+        self.assertConforms(path, new)
+        # anyOf in the document; each answer is of its own version.
+        for body, valid, invalid in (
+                (old.json, host_schemas.HOST_v1_4, host_schemas.HOST_v1_29),
+                (new.json, host_schemas.HOST_v1_29, host_schemas.HOST_v1_4)):
+            jsonschema.Draft202012Validator(valid).validate(body)
+            self.assertFalse(
+                jsonschema.Draft202012Validator(invalid).is_valid(body))
+
+    def test_errors_are_documented(self):
+        cases = [
+            ('/v1/hosts?limit=0', {}, 400),
+            ('/v1/hosts?colour=blue', {}, 400),
+            ('/v1/hosts?sort_key=colour', {}, 400),
+            ('/v1/hosts/host-b?limit=1', {}, 400),
+            ('/v1/services?all=1', {}, 400),
+            ('/v1/hosts', dict(token=None), 401),
+            ('/v1/services', dict(token=None), 401),
+            ('/v1/hosts', dict(token='demo'), 403),
+            ('/v1/hosts/host-b', dict(token='demo'), 403),
+            ('/v1/services', dict(token='demo'), 403),
+            ('/v1/hosts/no-such-host', {}, 404),
+            ('/hosts/no-such-host', {}, 404),
+            ('/v1/hosts?marker=6b0d6f1e-6a3e-4f5e-9c3d-0d7f0b3e2a11', {},
+             404),
+            ('/v1/hosts', dict(version='1.3'), 406),
+            ('/v1/hosts', dict(version=None), 406),
+            ('/', dict(version='1.41'), 406),
+            ('/v1', dict(version='one.two'), 406),
+            ('/v1/services', dict(version='2.0'), 406),
+        ]
+        for path, kwargs, status in cases:
+            resp = self.request(path, **kwargs)
+            self.assertEqual(status, resp.status_int, path)
+            self.assertEqual(status, resp.json['errors'][0]['status'])
+            self.assertConforms(path, resp)
+
+    def test_undocumented_answers_are_caught(self):
+        resp = self.request('/v1/hosts')
+        self.assertConforms('/v1/hosts', resp)
+
+        def changed(body, drop_header=None):
+            headers = [(name, value) for name, value in resp.headerlist
+                       if name.lower() not in ('content-length',
+                                               (drop_header or '').lower())]
+            return webob.Response(status=resp.status, headerlist=headers,
+                                  json_body=body)
+
+        # A field the document does not have.
+        self.assertRaises(AssertionError, self.assertConforms, '/v1/hosts',
+                          changed(dict(resp.json, extra=1)))
+        # A header it requires, missing.
+        self.assertRaises(AssertionError, self.assertConforms, '/v1/hosts',
+                          changed(resp.json, drop_header='OpenStack-API-'
+                                                         'Version'))
+        gone = self.request('/v1/hosts', method='DELETE')
+        self.assertEqual(405, gone.status_int)
+        self.assertRaises(AssertionError, self.assertConforms, '/v1/hosts',
+                          gone, 'DELETE')
+
+    def test_other_methods_and_bodies(self):
+        # Not operations of the document: its component responses.
+        # (/v1 is left out: its 405 has no Allow header yet.)
+        for path in ('/', '/openapi.json', '/v1/hosts', '/v1/hosts/host-b',
+                     '/v1/services', '/hosts'):
+            resp = self.request(path, method='DELETE')
+            self.assertEqual(405, resp.status_int, path)
+            self.conformance.check_component_response('MethodNotAllowed',
+                                                      resp)
+        req = webob.Request.blank('/v1/hosts', method='GET', headers={
+            'X-Auth-Token': 'admin', 'Content-Type': 'text/plain'})
+        # Over the fixture's max_request_body_size.
+        req.body = b'x' * 1024
+        resp = req.get_response(self.app)
+        self.assertEqual(413, resp.status_int)
+        self.conformance.check_component_response('RequestEntityTooLarge',
+                                                  resp)
+
+    def test_database_unavailable(self):
+        self.useFixture(fixtures.MockPatch(
+            'zun_hostcap.db.api.compute_node_get_all',
+            side_effect=exception.DatabaseUnavailable(reason='refused')))
+        resp = self.request('/v1/hosts')
+        self.assertEqual(503, resp.status_int)
+        self.assertConforms('/v1/hosts', resp)
