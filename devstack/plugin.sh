@@ -100,8 +100,14 @@ function create_zun_hostcap_conf {
 
     iniset "$ZUN_HOSTCAP_CONF" notifications notification_format \
         "$ZUN_HOSTCAP_NOTIFICATION_FORMAT"
+    # Notifications are off unless a driver is named.
+    if [[ "$ZUN_HOSTCAP_NOTIFICATION_FORMAT" != "none" ]]; then
+        iniset "$ZUN_HOSTCAP_CONF" oslo_messaging_notifications driver \
+            messagingv2
+    fi
 
     if is_service_enabled zun-hostcap-api; then
+        iniset "$ZUN_HOSTCAP_CONF" api port "$ZUN_HOSTCAP_SERVICE_PORT"
         iniset "$ZUN_HOSTCAP_CONF" api auth_strategy keystone
         configure_keystone_authtoken_middleware "$ZUN_HOSTCAP_CONF" \
             "$ZUN_HOSTCAP_SERVICE_USER"
