@@ -126,3 +126,47 @@ class TestComputeConductor(base.BaseTestCase):
         self.assertTrue(changed)
         self.assertEqual(calls + ['RPC object_action ComputeNode.save'],
                          self._compute_node_calls())
+
+
+class TestRabbitMQIsolation(base.BaseTestCase):
+    """A deployment's exchanges and queues go with its virtual host."""
+
+    KINDS = ('exchanges', 'queues')
+
+    def test_a_deployment_leaves_no_exchange_or_queue_behind(self):
+        # Checked here: the fixture would skip or fail inside "with".
+        functional_base.require_port(self, 'MariaDB', 3306)
+        functional_base.require_port(self, 'RabbitMQ', 5672)
+        functional_base.require_rabbitmqctl(self)
+        root_before = {kind: functional_base.rabbitmq_names(kind, '/')
+                       for kind in self.KINDS}
+        deployment = functional_base.Deployment(
+            self, interval=INTERVAL, notification_format='versioned')
+        with deployment:
+            data_file = os.path.join(deployment.tmp, 'host.json')
+            fake_host.write_capabilities(data_file,
+                                         fake_host.sample_capabilities())
+            deployment.start({'os_capability_driver': 'fake',
+                              'fake_capabilities_file': data_file})
+            deployment.wait_for_node()
+            vhost = deployment.vhost.name
+            used = {kind: deployment.vhost.names(kind)
+                    for kind in self.KINDS}
+        root_after = {kind: functional_base.rabbitmq_names(kind, '/')
+                      for kind in self.KINDS}
+        vhosts = functional_base.rabbitmqctl('-q', 'list_vhosts', 'name')
+
+        # The services used their virtual host: RPC, replies, notifications.
+        self.assertIn(deployment.exchange, used['exchanges'])
+        self.assertIn(deployment.conductor_topic, used['queues'])
+        self.assertIn('versioned_notifications.info', used['queues'])
+        self.assertTrue([name for name in used['queues']
+                         if name.startswith('reply_')], used['queues'])
+        # It is gone, and with it all it held.
+        self.assertNotIn(vhost, vhosts.split())
+        # Nothing of this run was made on "/": what appeared there while
+        # it ran is other runs'.
+        for kind in self.KINDS:
+            ours = {name for name in root_after[kind] - root_before[kind]
+                    if name in used[kind] or deployment.suffix in name}
+            self.assertEqual(set(), ours, kind)

@@ -34,7 +34,7 @@ class _Listener:
         self.lock = threading.Lock()
 
     def info(self, ctxt, publisher_id, event_type, payload, metadata):
-        # The queue is shared with other runs: keep our services' only.
+        # Only our services publish on this virtual host; a safeguard.
         if publisher_id.endswith(':' + self.host):
             with self.lock:
                 self.received.append((event_type, payload))
@@ -50,8 +50,9 @@ class TestComputeNodeNotifications(test_base.TestCase):
         super().setUp()
         self.deployment = self.useFixture(functional_base.Deployment(
             self, interval=INTERVAL, notification_format='versioned'))
-        # This test process is a client of the same deployment.
-        self.flags(transport_url=functional_base.RABBIT_URL,
+        # This test process is a client of the same deployment, on its
+        # RabbitMQ virtual host.
+        self.flags(transport_url=self.deployment.transport_url,
                    control_exchange=self.deployment.exchange)
         self.flags(group='conductor',
                    topic=self.deployment.conductor_topic)
