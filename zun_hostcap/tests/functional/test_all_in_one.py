@@ -51,10 +51,15 @@ class TestAllInOne(base.BaseTestCase):
             mem_total = int(f.readline().split()[1])
         self.assertEqual(mem_total // 1024, node['mem_total'])
 
-        log = self.service.log()
+        # The conductor commits the row before the compute, which waits
+        # for its answer, logs that it created it.
+        created = 'Created compute node %s' % node['uuid']
+        log = functional_base.wait_for(
+            lambda: created in self.service.log() and self.service.log(),
+            timeout=5, message='the "Created" line',
+            processes=(self.service,))
         # The compute side reached the database only through the conductor.
         self.assertIn('RPC object_action ComputeNode.create', log)
-        self.assertIn('Created compute node %s' % node['uuid'], log)
         for where in ('service start-up', 'conductor RPC handler',
                       'resource tracker periodic task',
                       'API server start-up'):

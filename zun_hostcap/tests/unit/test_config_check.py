@@ -36,10 +36,18 @@ class TestInvalidOptions(base.TestCase):
             sorted(config_check.invalid_options(self.conf)))
 
     def test_a_library_option_is_told_in_its_library_words(self):
+        self._parse('[oslo_messaging_rabbit]\nrabbit_retry_interval = '
+                    'often\n')
+        [message] = config_check.invalid_options(self.conf)
+        self.assertIn("[oslo_messaging_rabbit] rabbit_retry_interval = "
+                      "'often'", message)
+        self.assertIn('invalid literal for int()', message)
+
+    def test_oslo_db_options_are_told_as_ours(self):
         self._parse('[database]\nmax_retries = many\n')
         [message] = config_check.invalid_options(self.conf)
         self.assertIn("[database] max_retries = 'many'", message)
-        self.assertIn('invalid literal for int()', message)
+        self.assertIn('expected an integer', message)
 
     def test_a_valid_configuration_has_nothing_to_say(self):
         self._parse('[compute]\nresource_update_interval = 5\n')
