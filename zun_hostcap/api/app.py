@@ -22,6 +22,7 @@ from oslo_middleware import http_proxy_to_wsgi
 from oslo_middleware import request_id
 from oslo_middleware import sizelimit
 import pecan
+import webob
 
 from zun_hostcap.api import auth
 from zun_hostcap.api.controllers import root
@@ -52,8 +53,7 @@ class _HealthcheckRoute(object):
             if environ.get('REQUEST_METHOD') in ('GET', 'HEAD'):
                 return self.healthcheck_app(environ, start_response)
             resp = errors.response(
-                405, 'Method %s is not allowed on %s.' % (
-                    environ.get('REQUEST_METHOD'), HEALTHCHECK_PATH),
+                405, errors.detail_for_status(webob.Request(environ), 405),
                 errors.code_for_status(405),
                 environ.get('openstack.request_id'),
                 headers=[('Allow', 'GET, HEAD')])

@@ -9,6 +9,7 @@ from oslo_log import log as logging
 from oslo_middleware.healthcheck import pluginbase
 import sqlalchemy as sa
 
+from zun_hostcap.common import exception
 from zun_hostcap.db import api as db_api
 from zun_hostcap.db.sqlalchemy import api as sqla_api
 
@@ -25,9 +26,8 @@ class DatabaseHealthcheck(pluginbase.HealthcheckBaseExtension):
         except Exception as err:
             if not db_api.is_unreachable(err):
                 LOG.exception('The database health check failed')
-            reason = str(err).strip().splitlines()[0] if str(err) else ''
             return pluginbase.HealthcheckResult(
                 available=False, reason='Database unavailable',
-                details=reason or type(err).__name__)
+                details=exception.one_line(err))
         return pluginbase.HealthcheckResult(available=True,
                                             reason='Database OK')

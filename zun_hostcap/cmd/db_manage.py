@@ -15,6 +15,7 @@ import prettytable
 from sqlalchemy import exc as sa_exc
 
 from zun_hostcap.common import context as zun_context
+from zun_hostcap.common import exception
 from zun_hostcap.common import service as zun_service
 import zun_hostcap.conf
 from zun_hostcap.db import migration
@@ -184,8 +185,8 @@ COMMAND_OPT = cfg.SubCommandOpt('command', title='Commands',
 def _describe(err):
     if isinstance(err, (db_exc.DBError, sa_exc.SQLAlchemyError)):
         return 'database %s: %s' % (migration.database_url(),
-                                    migration.describe_error(err))
-    return migration.describe_error(err)
+                                    exception.one_line(err))
+    return exception.one_line(err)
 
 
 def main(argv=None):

@@ -23,6 +23,7 @@ from oslo_utils import versionutils
 
 from zun_hostcap.cmd import db_manage
 from zun_hostcap.common import context as zun_context
+from zun_hostcap.common import exception
 from zun_hostcap.common import policies
 from zun_hostcap.common import service as zun_service
 from zun_hostcap.conductor import rpcapi as conductor_rpcapi
@@ -85,7 +86,7 @@ class Checks(upgradecheck.UpgradeCommands):
             return _failure(
                 'Cannot read the schema revision of the database %s: %s. '
                 'Check [database] connection and that the database server '
-                'is up.' % (url, migration.describe_error(err)))
+                'is up.' % (url, exception.one_line(err)))
         head = migration.head()
         if current is None:
             return _failure(
@@ -110,7 +111,7 @@ class Checks(upgradecheck.UpgradeCommands):
                             'no rows wait for one.')
         context = zun_context.get_admin_context()
         pending = online_migrations.count_pending(context)
-        broken = ['%s (%s)' % (name, migration.describe_error(error))
+        broken = ['%s (%s)' % (name, exception.one_line(error))
                   for name, _count, error in pending if error is not None]
         if broken:
             return _failure(

@@ -30,6 +30,24 @@ class ZunHostcapException(Exception):
         super().__init__(message)
 
 
+def one_line(err):
+    """The message of ``err`` in one line, for a log line or a detail.
+
+    Drivers append their SQL and a web link to their messages;
+    oslo.messaging appends the remote traceback to the message of an
+    exception it rebuilds (our own keep it apart, in ``message``); str()
+    of a KeyError would show it all as one escaped line, its argument
+    does not.
+    """
+    if isinstance(err, ZunHostcapException):
+        return err.message
+    text = str(err)
+    if err.args and isinstance(err.args[0], str) and '\n' in err.args[0]:
+        text = err.args[0]
+    lines = text.strip().splitlines()
+    return lines[0] if lines else type(err).__name__
+
+
 class NotFound(ZunHostcapException):
     msg_fmt = 'Resource could not be found.'
     code = 404

@@ -355,7 +355,7 @@ class Service(service.Service):
 
     def _describe_backend_error(self, err):
         """One line on what failed: a remote error's text has a traceback."""
-        message = (str(err).strip().splitlines() or [''])[0]
+        message = exception.one_line(err)
         if isinstance(err, exception.ServiceUnavailable):
             reason = getattr(err, 'kwargs', {}).get('reason')
             if reason:

@@ -73,14 +73,16 @@ class ComputeManager(periodic_task.PeriodicTasks):
             LOG.warning('zun-hostcap-conductor cannot reach the database '
                         '(%(reason)s); the resource update is retried in '
                         '%(interval)d seconds.',
-                        {'reason': err.kwargs.get('reason') or _one_line(err),
+                        {'reason': (err.kwargs.get('reason') or
+                                    exception.one_line(err)),
                          'interval': interval})
         except exception.ServiceUnavailable as err:
             # Another backend of the conductor is down.
             LOG.warning('zun-hostcap-conductor cannot save the resource '
                         'update: %(error)s The update is retried in '
                         '%(interval)d seconds.',
-                        {'error': _one_line(err), 'interval': interval})
+                        {'error': exception.one_line(err),
+                         'interval': interval})
         except messaging.MessagingTimeout:
             LOG.warning('No zun-hostcap-conductor answered; the resource '
                         'update is retried in %d seconds.', interval)
@@ -92,12 +94,14 @@ class ComputeManager(periodic_task.PeriodicTasks):
                         'to zun-hostcap-conductor (%(type)s: %(error)s); it '
                         'is retried in %(interval)d seconds.',
                         {'type': type(err).__name__,
-                         'error': _one_line(err), 'interval': interval})
+                         'error': exception.one_line(err),
+                         'interval': interval})
         except Exception as err:
             LOG.error('The resource update failed with an unexpected '
                       '%(type)s: %(error)s; it is retried in %(interval)d '
                       'seconds.',
-                      {'type': type(err).__name__, 'error': _one_line(err),
+                      {'type': type(err).__name__,
+                       'error': exception.one_line(err),
                        'interval': interval})
             LOG.debug('Traceback of the failed resource update',
                       exc_info=True)
@@ -108,19 +112,3 @@ class ComputeManager(periodic_task.PeriodicTasks):
             self._failed_updates = 0
             return
         self._failed_updates += 1
-
-
-def _one_line(err):
-    """The message of ``err``, without the traceback a remote one carries.
-
-    oslo.messaging appends the remote traceback to the message of an
-    exception it rebuilds (our own keep it apart, in ``message``); str() of
-    a KeyError would show it all as one escaped line, its argument does not.
-    """
-    if isinstance(err, exception.ZunHostcapException):
-        return err.message
-    text = str(err)
-    if err.args and isinstance(err.args[0], str) and '\n' in err.args[0]:
-        text = err.args[0]
-    lines = text.strip().splitlines()
-    return lines[0] if lines else '(no message)'

@@ -40,10 +40,6 @@ def is_unreachable(exc):
             exc.connection_invalidated)
 
 
-def _first_line(exc):
-    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-
-
 class _TranslatingDBAPI:
     """The backend, with an unreachable database as DatabaseUnavailable."""
 
@@ -63,7 +59,9 @@ class _TranslatingDBAPI:
                 if not is_unreachable(err):
                     raise
                 raise exception.DatabaseUnavailable(
-                    reason=_first_line(err)) from err
+                    reason=exception.one_line(err)) from err
+        # Wrapped once per function, not at every call.
+        setattr(self, name, call)
         return call
 
 

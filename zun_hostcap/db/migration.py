@@ -87,8 +87,3 @@ def database_url():
             hide_password=True)
     except sa.exc.ArgumentError:
         return '(a URL SQLAlchemy cannot parse)'
-
-
-def describe_error(err):
-    """An error in one line: drivers append their SQL and a web link."""
-    return (str(err).strip().splitlines() or [type(err).__name__])[0]

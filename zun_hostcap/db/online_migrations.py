@@ -22,7 +22,7 @@ It must be safe to run again at any time, from several hosts at once.
 
 from oslo_log import log as logging
 
-from zun_hostcap.db import migration as schema_migration
+from zun_hostcap.common import exception
 
 LOG = logging.getLogger(__name__)
 
@@ -59,7 +59,7 @@ def run_batch(context, max_count):
             # Out of the except block: oslo.log would repeat the error.
             LOG.error('Online data migration %(name)s failed: %(error)s',
                       {'name': name(migration),
-                       'error': schema_migration.describe_error(error)})
+                       'error': exception.one_line(error)})
         results.append((name(migration), found, done, error))
         left -= done
         if left <= 0:
