@@ -137,6 +137,14 @@ class APIFixture(gabbi_fixture.GabbiFixture):
         self.conf_fixture.cleanUp()
 
 
+def use(test, fixture_class=APIFixture):
+    """Start a gabbi fixture for a plain test; it stops at its cleanup."""
+    fixture = fixture_class()
+    fixture.start_fixture()
+    test.addCleanup(fixture.stop_fixture)
+    return fixture
+
+
 class KeystoneAPIFixture(APIFixture):
     """keystonemiddleware validates tokens; keystone itself is faked.
 

@@ -111,6 +111,39 @@ def _request(port, path, headers=None):
         conn.close()
 
 
+def start_api(test, database=None, **api_options):
+    """A zun-hostcap-api answering on a free port, with noauth2.
+
+    Its own state directory and, unless ``database`` names another, a
+    SQLite database there; the schema is built with
+    zun-hostcap-db-manage first. Returns (process, port, config file).
+    """
+    tmp = test.useFixture(fixtures.TempDir()).path
+    port = functional_base.free_port()
+    sections = {'DEFAULT': {'state_path': tmp},
+                'api': dict(port=port, auth_strategy='noauth2',
+                            **api_options)}
+    if database:
+        sections['database'] = {'connection': database}
+    config = functional_base.write_config(
+        os.path.join(tmp, 'zun-hostcap.conf'), sections)
+    result = run('zun-hostcap-db-manage', '--config-file', config,
+                 'upgrade')
+    test.assertEqual(0, result.returncode, result.stderr)
+    api = test.useFixture(functional_base.ServiceProcess(
+        'zun-hostcap-api', config, tmp))
+
+    def serving():
+        api.assert_running(test)
+        try:
+            return _request(port, '/', {})[0] == 200
+        except OSError:
+            return False
+    functional_base.wait_for(serving, 30, message='zun-hostcap-api to '
+                             'answer', processes=(api,))
+    return api, port, config
+
+
 class ClientLoop(threading.Thread):
     """A client calling the API without pause; records every outcome."""
 
@@ -243,27 +276,10 @@ class TestAPIWorkers(base.BaseTestCase):
 
     def setUp(self):
         super().setUp()
-        self.tmp = self.useFixture(fixtures.TempDir()).path
-        self.port = functional_base.free_port()
-        config = functional_base.write_config(
-            os.path.join(self.tmp, 'zun-hostcap.conf'),
-            {'DEFAULT': {'state_path': self.tmp},
-             'api': {'port': self.port, 'workers': 2,
-                     'auth_strategy': 'noauth2'}})
-        result = run('zun-hostcap-db-manage', '--config-file', config,
-                     'upgrade')
-        self.assertEqual(0, result.returncode, result.stderr)
-        self.api = self.useFixture(functional_base.ServiceProcess(
-            'zun-hostcap-api', config, self.tmp))
+        self.api, self.port, _config = start_api(self, workers=2)
         functional_base.wait_for(
-            lambda: len(_family(self.api.pid)) == 3 and self._serving(), 30,
+            lambda: len(_family(self.api.pid)) == 3, 30,
             message='a master and two workers', processes=(self.api,))
-
-    def _serving(self):
-        try:
-            return _request(self.port, '/', {})[0] == 200
-        except OSError:
-            return False
 
     def test_sighup_keeps_the_workers_and_sigint_stops_cleanly(self):
         pids = _family(self.api.pid)
@@ -293,28 +309,9 @@ class TestRequestIds(base.BaseTestCase):
 
     def setUp(self):
         super().setUp()
-        self.tmp = self.useFixture(fixtures.TempDir()).path
-        self.port = functional_base.free_port()
         # One thread: every request is served by the same thread, the
         # case where an earlier request's context used to leak.
-        config = functional_base.write_config(
-            os.path.join(self.tmp, 'zun-hostcap.conf'),
-            {'DEFAULT': {'state_path': self.tmp},
-             'api': {'port': self.port, 'threads': 1,
-                     'auth_strategy': 'noauth2'}})
-        self.assertEqual(0, run('zun-hostcap-db-manage', '--config-file',
-                                config, 'upgrade').returncode)
-        self.api = self.useFixture(functional_base.ServiceProcess(
-            'zun-hostcap-api', config, self.tmp))
-
-        def serving():
-            self.api.assert_running(self)
-            try:
-                return _request(self.port, '/', {})[0] == 200
-            except OSError:
-                return False
-        functional_base.wait_for(serving, 30, message='the API',
-                                 processes=(self.api,))
+        self.api, self.port, _config = start_api(self, threads=1)
 
     def test_interleaved_admin_and_anonymous_requests(self):
         start = self.api.log_size()
@@ -354,27 +351,7 @@ class TestRawRequests(base.BaseTestCase):
         super().setUp()
         functional_base.require_port(self, 'MariaDB', 3306)
         self.db = self.useFixture(functional_base.MySQLDatabase())
-        self.tmp = self.useFixture(fixtures.TempDir()).path
-        self.port = functional_base.free_port()
-        config = functional_base.write_config(
-            os.path.join(self.tmp, 'zun-hostcap.conf'),
-            {'DEFAULT': {'state_path': self.tmp},
-             'database': {'connection': self.db.url},
-             'api': {'port': self.port, 'auth_strategy': 'noauth2'}})
-        result = run('zun-hostcap-db-manage', '--config-file', config,
-                     'upgrade')
-        self.assertEqual(0, result.returncode, result.stderr)
-        self.api = self.useFixture(functional_base.ServiceProcess(
-            'zun-hostcap-api', config, self.tmp))
-
-        def serving():
-            self.api.assert_running(self)
-            try:
-                return _request(self.port, '/', {})[0] == 200
-            except OSError:
-                return False
-        functional_base.wait_for(serving, 30, message='the API',
-                                 processes=(self.api,))
+        self.api, self.port, _config = start_api(self, database=self.db.url)
 
     def _raw(self, request):
         with socket.create_connection(('127.0.0.1', self.port),
@@ -463,31 +440,14 @@ class TestProductionDatabases(base.BaseTestCase):
     """The README's MariaDB and PostgreSQL URLs, with the extras' drivers."""
 
     def _serve_from(self, url):
-        tmp = self.useFixture(fixtures.TempDir()).path
-        port = functional_base.free_port()
-        config = functional_base.write_config(
-            os.path.join(tmp, 'zun-hostcap.conf'),
-            {'DEFAULT': {'state_path': tmp},
-             'database': {'connection': url},
-             'api': {'port': port, 'auth_strategy': 'noauth2'}})
-        for command, args in (('zun-hostcap-db-manage', ['upgrade']),
-                              ('zun-hostcap-status', ['upgrade', 'check'])):
-            result = run(command, '--config-file', config, *args)
-            self.assertEqual(0, result.returncode,
-                             (command, result.stdout, result.stderr))
-        api = self.useFixture(functional_base.ServiceProcess(
-            'zun-hostcap-api', config, tmp))
-
-        def hosts():
-            api.assert_running(self)
-            try:
-                status, _headers, body = _request(port, '/v1/hosts', ADMIN)
-            except OSError:
-                return None
-            return status == 200 and json.loads(body)
-        listed = functional_base.wait_for(hosts, 30, message='the hosts',
-                                          processes=(api,))
-        self.assertEqual({'hosts': [], 'next': None}, listed)
+        _api, port, config = start_api(self, database=url)
+        result = run('zun-hostcap-status', '--config-file', config,
+                     'upgrade', 'check')
+        self.assertEqual(0, result.returncode,
+                         (result.stdout, result.stderr))
+        status, _headers, body = _request(port, '/v1/hosts', ADMIN)
+        self.assertEqual(200, status, body)
+        self.assertEqual({'hosts': [], 'next': None}, json.loads(body))
 
     def test_mariadb_with_pymysql(self):
         functional_base.require_port(self, 'MariaDB', 3306)

@@ -61,9 +61,7 @@ class TestAPI(base.TestCase):
 
     def setUp(self):
         super().setUp()
-        fixture = gabbi_fixtures.APIFixture()
-        fixture.start_fixture()
-        self.addCleanup(fixture.stop_fixture)
+        gabbi_fixtures.use(self)
         self.useFixture(UnreachableDatabase())
         self.log = self.useFixture(fixtures.FakeLogger(
             name='zun_hostcap', level=logging.INFO))
@@ -106,9 +104,7 @@ class TestAPI(base.TestCase):
 class TestHealthcheckWithTheDatabaseUp(base.TestCase):
 
     def test_the_healthcheck_is_ok(self):
-        fixture = gabbi_fixtures.APIFixture()
-        fixture.start_fixture()
-        self.addCleanup(fixture.stop_fixture)
+        gabbi_fixtures.use(self)
         resp = webob.Request.blank('/healthcheck').get_response(
             app.setup_app())
         self.assertEqual(200, resp.status_int)

@@ -144,9 +144,7 @@ class TestAPISamples(testscenarios.WithScenarios, base.BaseTestCase):
         if not os.path.isdir(SAMPLES_DIR):
             self.skipTest('%s is not here (not a source tree)'
                           % SAMPLES_DIR)
-        fixture = gabbi_fixtures.APIFixture()
-        fixture.start_fixture()
-        self.addCleanup(fixture.stop_fixture)
+        gabbi_fixtures.use(self)
         # The fixture made its data a few milliseconds ago.
         self.data_time = timeutils.utcnow(with_timezone=True)
         nodes = objects.ComputeNodeList.get_all(context.get_admin_context())

@@ -19,9 +19,7 @@ class TestInternalErrors(base.BaseTestCase):
 
     def setUp(self):
         super().setUp()
-        fixture = gabbi_fixtures.APIFixture()
-        fixture.start_fixture()
-        self.addCleanup(fixture.stop_fixture)
+        gabbi_fixtures.use(self)
         self.log = self.useFixture(fixtures.FakeLogger(
             name='zun_hostcap.api.errors', level=logging.INFO))
 

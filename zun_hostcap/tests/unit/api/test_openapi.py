@@ -322,9 +322,7 @@ class _APITestCase(base.BaseTestCase):
 
     def setUp(self):
         super().setUp()
-        fixture = gabbi_fixtures.APIFixture()
-        fixture.start_fixture()
-        self.addCleanup(fixture.stop_fixture)
+        gabbi_fixtures.use(self)
         self.app = app.setup_app()
         self.conformance = Conformance()
         nodes = objects.ComputeNodeList.get_all(context.get_admin_context())

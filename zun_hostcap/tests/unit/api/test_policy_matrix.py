@@ -33,9 +33,7 @@ class TestPolicyMatrix(base.TestCase):
 
     def setUp(self):
         super().setUp()
-        fixture = gabbi_fixtures.KeystoneAPIFixture()
-        fixture.start_fixture()
-        self.addCleanup(fixture.stop_fixture)
+        fixture = gabbi_fixtures.use(self, gabbi_fixtures.KeystoneAPIFixture)
         fixture.auth_fixture.add_token_data(
             token_id=TOKENS['reader'], user_id='reader-user',
             project_id='demo-project', role_list=['reader'])
