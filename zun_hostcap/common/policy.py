@@ -29,11 +29,14 @@ def get_enforcer():
 
 
 def reset():
-    """Forget the enforcer; tests use it to start from the defaults."""
+    """Forget the enforcer: the next request makes one from the files.
+
+    SIGHUP calls it while other threads may still be authorizing with the
+    old enforcer, so that one is left as it is (clearing its rules under
+    them would refuse their requests), not cleared.
+    """
     global _ENFORCER
     with _ENFORCER_LOCK:
-        if _ENFORCER is not None:
-            _ENFORCER.clear()
         _ENFORCER = None
 
 

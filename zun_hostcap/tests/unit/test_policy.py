@@ -79,6 +79,14 @@ class TestRulesInCode(PolicyTestCase):
     def test_the_enforcer_is_made_once(self):
         self.assertIs(policy.get_enforcer(), policy.get_enforcer())
 
+    def test_reset_leaves_an_enforcer_in_use_working(self):
+        # SIGHUP resets while other threads authorize with the old one.
+        in_use = policy.get_enforcer()
+        policy.reset()
+        self.assertIsNot(in_use, policy.get_enforcer())
+        self.assertTrue(in_use.authorize('host:get_all', {},
+                                         _context('admin')))
+
 
 class TestAuthorize(PolicyTestCase):
 
