@@ -117,3 +117,182 @@ class DatabaseUnavailable(ServiceUnavailable):
 
 class HostProbeFailed(ZunHostcapException):
     msg_fmt = 'Discovering this host failed: %(reason)s'
+
+
+# The resource provider model (the /placement API).
+#
+# ``error_code`` is the code Placement's error documents carry (from
+# microversion 1.23); the API shows ``placement.undefined_code`` for the
+# others, as Placement does.
+
+class PlacementError(ZunHostcapException):
+    """Base of the errors of the resource provider model."""
+    error_code = 'placement.undefined_code'
+
+
+class PlacementNotFound(PlacementError):
+    msg_fmt = 'Resource could not be found.'
+    code = 404
+
+
+class PlacementConflict(PlacementError):
+    msg_fmt = 'Conflict.'
+    code = 409
+
+
+class PlacementInvalid(PlacementError):
+    msg_fmt = 'Invalid input.'
+    code = 400
+
+
+class ResourceProviderNotFound(PlacementNotFound):
+    msg_fmt = 'No resource provider with uuid %(uuid)s found.'
+    error_code = 'placement.resource_provider.not_found'
+
+
+class ResourceProviderExists(PlacementConflict):
+    msg_fmt = ('Conflicting resource provider %(field)s: %(value)s '
+               'already exists.')
+    error_code = 'placement.duplicate_name'
+
+
+class ResourceProviderInUse(PlacementConflict):
+    msg_fmt = 'Unable to delete resource provider %(uuid)s: %(reason)s'
+    error_code = 'placement.resource_provider.inuse'
+
+
+class CannotDeleteParentResourceProvider(PlacementConflict):
+    msg_fmt = ('Unable to delete parent resource provider %(uuid)s: It '
+               'has child resource providers.')
+    error_code = 'placement.resource_provider.cannot_delete_parent'
+
+
+class ConcurrentUpdateDetected(PlacementConflict):
+    msg_fmt = ('Another thread concurrently updated the data. Please '
+               'retry your update')
+    error_code = 'placement.concurrent_update'
+
+
+class ResourceProviderConcurrentUpdate(ConcurrentUpdateDetected):
+    msg_fmt = ('Resource provider\'s generation already changed. Please '
+               'update the generation and try again. (provider %(uuid)s)')
+
+
+class ConsumerConcurrentUpdate(ConcurrentUpdateDetected):
+    msg_fmt = ('consumer generation conflict - expected %(expected)s but '
+               'got %(actual)s for consumer %(uuid)s')
+
+
+class ResourceClassNotFound(PlacementNotFound):
+    msg_fmt = 'No such resource class %(name)s.'
+
+
+class ResourceClassExists(PlacementConflict):
+    # Placement's code for it is the undefined one, unlike providers'.
+    msg_fmt = 'Conflicting resource class already exists: %(name)s'
+
+
+class ResourceClassCannotDeleteStandard(PlacementInvalid):
+    msg_fmt = 'Cannot delete standard resource class %(name)s.'
+
+
+class ResourceClassCannotUpdateStandard(PlacementInvalid):
+    msg_fmt = 'Cannot update standard resource class %(name)s.'
+
+
+class ResourceClassInUse(PlacementConflict):
+    msg_fmt = ('Unable to delete resource class %(name)s. Class is in use '
+               'in inventory.')
+
+
+class TraitNotFound(PlacementNotFound):
+    msg_fmt = 'No such trait(s): %(names)s.'
+
+
+class TraitCannotDeleteStandard(PlacementInvalid):
+    msg_fmt = 'Cannot delete standard trait %(name)s.'
+
+
+class TraitInUse(PlacementConflict):
+    msg_fmt = 'The trait %(name)s is in use by a resource provider.'
+
+
+class InventoryNotFound(PlacementNotFound):
+    msg_fmt = ('No inventory of class %(resource_class)s for resource '
+               'provider %(uuid)s.')
+
+
+class InventoryInUse(PlacementConflict):
+    msg_fmt = ('Inventory for %(resource_classes)s on resource provider '
+               '%(uuid)s in use.')
+    error_code = 'placement.inventory.inuse'
+
+
+class InvalidInventory(PlacementInvalid):
+    msg_fmt = ('Inventory for %(resource_class)s on resource provider '
+               '%(uuid)s invalid: %(reason)s')
+
+
+class InventoryCapacityExceeded(PlacementConflict):
+    """An inventory update that would leave allocations above capacity."""
+    msg_fmt = ('Unable to update inventory for resource provider %(uuid)s: '
+               'allocations of %(resource_class)s exceed the new capacity.')
+    error_code = 'placement.inventory.inuse'
+
+
+class AllocationCapacityExceeded(PlacementConflict):
+    msg_fmt = ('Unable to allocate inventory: Unable to create allocation '
+               'for \'%(resource_class)s\' on resource provider '
+               '\'%(uuid)s\'. The requested amount would exceed the '
+               'capacity.')
+
+
+class AllocationConstraintsViolated(PlacementInvalid):
+    msg_fmt = ('Unable to allocate inventory: Unable to create allocation '
+               'for \'%(resource_class)s\' on resource provider '
+               '\'%(uuid)s\'. The requested amount would violate '
+               'inventory constraints.')
+
+
+class NoInventoryForAllocation(PlacementInvalid):
+    msg_fmt = ('Unable to allocate inventory: Inventory for '
+               '\'%(resource_classes)s\' on resource provider '
+               '\'%(uuid)s\' invalid.')
+
+
+class ConsumerNotFound(PlacementNotFound):
+    msg_fmt = 'No such consumer(s): %(uuid)s.'
+
+
+class ResourceProviderActionError(PlacementInvalid):
+    """A create or update of a provider its tree does not allow."""
+    msg_fmt = 'Object action %(action)s failed because: %(reason)s'
+
+
+# Allocation writes, with Placement's statuses and messages: a missing
+# provider is a 400; no inventory, constraints and capacity are 409s.
+
+class AllocationProviderNotFound(PlacementInvalid):
+    msg_fmt = ("Allocation for resource provider '%(uuid)s' that does not "
+               "exist.")
+
+
+class AllocationInventoryInvalid(PlacementConflict):
+    msg_fmt = ("Unable to allocate inventory: Inventory for "
+               "'%(resource_class)s' on resource provider '%(uuid)s' "
+               "invalid.")
+
+
+class AllocationConstraintsConflict(PlacementConflict):
+    msg_fmt = ("Unable to allocate inventory: Unable to create allocation "
+               "for '%(resource_class)s' on resource provider '%(uuid)s'. "
+               "The requested amount would violate inventory constraints.")
+
+
+class AllocationConcurrentUpdate(ConcurrentUpdateDetected):
+    msg_fmt = ('Inventory and/or allocations changed while attempting to '
+               'allocate: %(reason)s')
+
+
+class AllocationsNotFound(PlacementNotFound):
+    msg_fmt = "No allocations for consumer '%(uuid)s'"

@@ -28,6 +28,22 @@ class ZunHostcapObject(ovo_base.VersionedObject):
     OBJ_SERIAL_NAMESPACE = 'zun_hostcap_object'
     OBJ_PROJECT_NAMESPACE = 'zun_hostcap'
 
+    @classmethod
+    def _from_values(cls, context, **values):
+        """An object holding ``values``, with nothing marked changed.
+
+        For values read from the database, which are already of the
+        fields' types: no coercion, no change tracking, so that building
+        a list of thousands of objects costs microseconds per object,
+        not the milliseconds of setattr() and obj_reset_changes().
+        """
+        obj = cls.__new__(cls)
+        obj._context = context
+        obj._changed_fields = set()
+        for name, value in values.items():
+            setattr(obj, '_obj_' + name, value)
+        return obj
+
 
 class ZunHostcapPersistentObject(ovo_base.TimestampedObject):
     """Mixin for objects stored in a table with created/updated times."""

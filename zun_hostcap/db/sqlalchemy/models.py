@@ -109,3 +109,243 @@ class Service(Base):
         sa.Boolean, nullable=False, default=False)
     last_seen_up: orm.Mapped[datetime.datetime | None] = orm.mapped_column(
         sa.DateTime)
+
+
+# The resource provider model of the Placement API.
+#
+# Names and types follow OpenStack Placement's schema, so that an operator
+# who knows one knows the other. Rows refer to each other by integer id;
+# uuids and names are what the API shows.
+
+_TABLE_ARGS = {'mysql_engine': 'InnoDB', 'mysql_charset': 'utf8mb4'}
+
+
+class ResourceClass(Base):
+    """A kind of resource: the standard classes and CUSTOM_* ones.
+
+    Standard classes are rows too, synchronised from os-resource-classes
+    with their index as id; custom classes take ids from 10000 on.
+    """
+
+    __tablename__ = 'resource_classes'
+    __table_args__ = (
+        sa.UniqueConstraint('name', name='uniq_resource_classes0name'),
+        _TABLE_ARGS,
+    )
+
+    id: orm.Mapped[int] = orm.mapped_column(sa.Integer, primary_key=True)
+    name: orm.Mapped[str] = orm.mapped_column(sa.String(255),
+                                              nullable=False)
+
+
+class ResourceProvider(Base):
+    """Something that has inventory: a host, a NUMA node, a storage pool.
+
+    ``root_provider_id`` is the provider's own id for a root; with
+    ``parent_provider_id`` they describe trees of providers.
+    """
+
+    __tablename__ = 'resource_providers'
+    __table_args__ = (
+        sa.UniqueConstraint('uuid', name='uniq_resource_providers0uuid'),
+        sa.UniqueConstraint('name', name='uniq_resource_providers0name'),
+        sa.Index('resource_providers_root_provider_id_idx',
+                 'root_provider_id'),
+        sa.Index('resource_providers_parent_provider_id_idx',
+                 'parent_provider_id'),
+        _TABLE_ARGS,
+    )
+
+    id: orm.Mapped[int] = orm.mapped_column(sa.Integer, primary_key=True)
+    uuid: orm.Mapped[str] = orm.mapped_column(sa.String(36), nullable=False)
+    name: orm.Mapped[str] = orm.mapped_column(sa.Unicode(200),
+                                              nullable=False)
+    generation: orm.Mapped[int] = orm.mapped_column(
+        sa.Integer, nullable=False, default=0)
+    root_provider_id: orm.Mapped[int | None] = orm.mapped_column(
+        sa.Integer, sa.ForeignKey('resource_providers.id'))
+    parent_provider_id: orm.Mapped[int | None] = orm.mapped_column(
+        sa.Integer, sa.ForeignKey('resource_providers.id'))
+
+
+class Inventory(Base):
+    """How much of one resource class a provider has."""
+
+    __tablename__ = 'inventories'
+    __table_args__ = (
+        sa.UniqueConstraint(
+            'resource_provider_id', 'resource_class_id',
+            name='uniq_inventories0resource_provider_resource_class'),
+        sa.Index('inventories_resource_class_id_idx', 'resource_class_id'),
+        _TABLE_ARGS,
+    )
+
+    id: orm.Mapped[int] = orm.mapped_column(sa.Integer, primary_key=True)
+    resource_provider_id: orm.Mapped[int] = orm.mapped_column(
+        sa.Integer, nullable=False)
+    resource_class_id: orm.Mapped[int] = orm.mapped_column(
+        sa.Integer, nullable=False)
+    total: orm.Mapped[int] = orm.mapped_column(sa.Integer, nullable=False)
+    reserved: orm.Mapped[int] = orm.mapped_column(sa.Integer,
+                                                  nullable=False)
+    min_unit: orm.Mapped[int] = orm.mapped_column(sa.Integer,
+                                                  nullable=False)
+    max_unit: orm.Mapped[int] = orm.mapped_column(sa.Integer,
+                                                  nullable=False)
+    step_size: orm.Mapped[int] = orm.mapped_column(sa.Integer,
+                                                   nullable=False)
+    allocation_ratio: orm.Mapped[float] = orm.mapped_column(
+        sa.Float, nullable=False)
+
+
+class Allocation(Base):
+    """An amount of one class, on one provider, used by one consumer."""
+
+    __tablename__ = 'allocations'
+    __table_args__ = (
+        sa.Index('allocations_resource_provider_class_used_idx',
+                 'resource_provider_id', 'resource_class_id', 'used'),
+        sa.Index('allocations_resource_class_id_idx', 'resource_class_id'),
+        sa.Index('allocations_consumer_id_idx', 'consumer_id'),
+        _TABLE_ARGS,
+    )
+
+    id: orm.Mapped[int] = orm.mapped_column(sa.Integer, primary_key=True)
+    resource_provider_id: orm.Mapped[int] = orm.mapped_column(
+        sa.Integer, nullable=False)
+    consumer_id: orm.Mapped[str] = orm.mapped_column(sa.String(36),
+                                                     nullable=False)
+    resource_class_id: orm.Mapped[int] = orm.mapped_column(
+        sa.Integer, nullable=False)
+    used: orm.Mapped[int] = orm.mapped_column(sa.Integer, nullable=False)
+
+
+class Project(Base):
+    """A keystone project that owns consumers."""
+
+    __tablename__ = 'projects'
+    __table_args__ = (
+        sa.UniqueConstraint('external_id',
+                            name='uniq_projects0external_id'),
+        _TABLE_ARGS,
+    )
+
+    id: orm.Mapped[int] = orm.mapped_column(sa.Integer, primary_key=True)
+    external_id: orm.Mapped[str] = orm.mapped_column(sa.String(255),
+                                                     nullable=False)
+
+
+class User(Base):
+    """A keystone user that owns consumers."""
+
+    __tablename__ = 'users'
+    __table_args__ = (
+        sa.UniqueConstraint('external_id', name='uniq_users0external_id'),
+        _TABLE_ARGS,
+    )
+
+    id: orm.Mapped[int] = orm.mapped_column(sa.Integer, primary_key=True)
+    external_id: orm.Mapped[str] = orm.mapped_column(sa.String(255),
+                                                     nullable=False)
+
+
+class ConsumerType(Base):
+    """What kind of thing a consumer is (INSTANCE, MIGRATION, ...)."""
+
+    __tablename__ = 'consumer_types'
+    __table_args__ = (
+        sa.UniqueConstraint('name', name='uniq_consumer_types0name'),
+        _TABLE_ARGS,
+    )
+
+    id: orm.Mapped[int] = orm.mapped_column(sa.Integer, primary_key=True)
+    name: orm.Mapped[str] = orm.mapped_column(sa.Unicode(255),
+                                              nullable=False)
+
+
+class Consumer(Base):
+    """Whoever holds allocations: a container, an instance, a migration.
+
+    ``generation`` lets concurrent writers of the same consumer's
+    allocations detect each other (microversion 1.28 and later).
+    """
+
+    __tablename__ = 'consumers'
+    __table_args__ = (
+        sa.UniqueConstraint('uuid', name='uniq_consumers0uuid'),
+        sa.Index('consumers_project_id_uuid_idx', 'project_id', 'uuid'),
+        sa.Index('consumers_project_id_user_id_uuid_idx', 'project_id',
+                 'user_id', 'uuid'),
+        sa.Index('consumers_consumer_type_id_idx', 'consumer_type_id'),
+        _TABLE_ARGS,
+    )
+
+    id: orm.Mapped[int] = orm.mapped_column(sa.Integer, primary_key=True)
+    uuid: orm.Mapped[str] = orm.mapped_column(sa.String(36), nullable=False)
+    project_id: orm.Mapped[int] = orm.mapped_column(sa.Integer,
+                                                    nullable=False)
+    user_id: orm.Mapped[int] = orm.mapped_column(sa.Integer, nullable=False)
+    generation: orm.Mapped[int] = orm.mapped_column(
+        sa.Integer, nullable=False, default=0, server_default='0')
+    consumer_type_id: orm.Mapped[int | None] = orm.mapped_column(
+        sa.Integer, sa.ForeignKey('consumer_types.id'))
+
+
+class Trait(Base):
+    """A qualitative property: os-traits' standard ones and CUSTOM_*."""
+
+    __tablename__ = 'traits'
+    __table_args__ = (
+        sa.UniqueConstraint('name', name='uniq_traits0name'),
+        _TABLE_ARGS,
+    )
+
+    id: orm.Mapped[int] = orm.mapped_column(sa.Integer, primary_key=True)
+    name: orm.Mapped[str] = orm.mapped_column(sa.Unicode(255),
+                                              nullable=False)
+
+
+class ResourceProviderTrait(Base):
+    """A provider has a trait."""
+
+    __tablename__ = 'resource_provider_traits'
+    __table_args__ = (
+        sa.Index('resource_provider_traits_resource_provider_trait_idx',
+                 'resource_provider_id', 'trait_id'),
+        _TABLE_ARGS,
+    )
+
+    trait_id: orm.Mapped[int] = orm.mapped_column(
+        sa.Integer, sa.ForeignKey('traits.id'), primary_key=True)
+    resource_provider_id: orm.Mapped[int] = orm.mapped_column(
+        sa.Integer, sa.ForeignKey('resource_providers.id'),
+        primary_key=True)
+
+
+class PlacementAggregate(Base):
+    """An aggregate: a set of providers, known only by its uuid."""
+
+    __tablename__ = 'placement_aggregates'
+    __table_args__ = (
+        sa.UniqueConstraint('uuid', name='uniq_placement_aggregates0uuid'),
+        _TABLE_ARGS,
+    )
+
+    id: orm.Mapped[int] = orm.mapped_column(sa.Integer, primary_key=True)
+    uuid: orm.Mapped[str] = orm.mapped_column(sa.String(36), nullable=False)
+
+
+class ResourceProviderAggregate(Base):
+    """A provider is a member of an aggregate."""
+
+    __tablename__ = 'resource_provider_aggregates'
+    __table_args__ = (
+        sa.Index('resource_provider_aggregates_aggregate_id_idx',
+                 'aggregate_id'),
+        _TABLE_ARGS,
+    )
+
+    resource_provider_id: orm.Mapped[int] = orm.mapped_column(
+        sa.Integer, primary_key=True)
+    aggregate_id: orm.Mapped[int] = orm.mapped_column(sa.Integer,
+                                                      primary_key=True)

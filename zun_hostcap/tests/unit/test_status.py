@@ -29,12 +29,12 @@ FAILURE = upgradecheck.Code.FAILURE
 # A revision after ours, as the next release would add.
 NEXT_REVISION = '''"""The next release's change.
 
-Revision ID: 0002
-Revises: 0001
+Revision ID: 0003
+Revises: 0002
 """
 
-revision = '0002'
-down_revision = '0001'
+revision = '0003'
+down_revision = '0002'
 branch_labels = None
 depends_on = None
 
@@ -69,7 +69,7 @@ class TestSchemaCheck(CheckTestCase):
         self.useFixture(zun_fixtures.Database())
         result = self.checks._check_schema()
         self.assertEqual(SUCCESS, result.code)
-        self.assertEqual('The schema is at revision 0001, the newest of this '
+        self.assertEqual('The schema is at revision 0002, the newest of this '
                          'release.', result.details)
 
     def test_behind_head_names_both_revisions_and_the_command(self):
@@ -78,7 +78,7 @@ class TestSchemaCheck(CheckTestCase):
         scripts = os.path.join(self.tmp, 'migrations')
         shutil.copytree(migration._MIGRATIONS_DIR, scripts,
                         ignore=shutil.ignore_patterns('__pycache__'))
-        with open(os.path.join(scripts, 'versions', '0002_next.py'),
+        with open(os.path.join(scripts, 'versions', '0003_next.py'),
                   'w') as f:
             f.write(NEXT_REVISION)
         self.useFixture(fixtures.MonkeyPatch(
@@ -86,7 +86,7 @@ class TestSchemaCheck(CheckTestCase):
         result = self.checks._check_schema()
         self.assertEqual(FAILURE, result.code)
         self.assertEqual(
-            'The schema is at revision 0001; this release needs 0002. Run '
+            'The schema is at revision 0002; this release needs 0003. Run '
             '"zun-hostcap-db-manage upgrade" before starting the services '
             'of this release.', result.details)
 
@@ -94,11 +94,11 @@ class TestSchemaCheck(CheckTestCase):
         db = self.useFixture(zun_fixtures.Database())
         with db.engine.begin() as conn:
             conn.exec_driver_sql(
-                "UPDATE alembic_version SET version_num = '0002'")
+                "UPDATE alembic_version SET version_num = '0003'")
         result = self.checks._check_schema()
         self.assertEqual(FAILURE, result.code)
-        self.assertIn('at revision 0002, which this release does not have '
-                      '(its newest is 0001)', result.details)
+        self.assertIn('at revision 0003, which this release does not have '
+                      '(its newest is 0002)', result.details)
 
     def test_no_schema(self):
         path = os.path.join(self.tmp, 'empty.sqlite')

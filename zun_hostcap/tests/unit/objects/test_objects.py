@@ -9,21 +9,32 @@ from zun_hostcap.tests import base as test_base
 # Change a fingerprint only together with the object's VERSION, a comment
 # line for the new version and obj_make_compatible for the old one.
 EXPECTED_OBJECT_FINGERPRINTS = {
+    'Allocation': '1.0-1d482e5d5cdd02d2f34a4418e6eab3a3',
     'ComputeNode': '1.0-555304f8edb81c2e5905ffdaf1cc7696',
     'ComputeNodeDeleteNotification': '1.0-a73147b93b520ff0061865849d3dfa56',
     'ComputeNodeDeletePayload': '1.0-a4eec6990d3265a9323d22035371f4af',
     'ComputeNodeList': '1.0-4bc44e4129334c9eb80efff7ec0c2cff',
     'ComputeNodeNotification': '1.0-a73147b93b520ff0061865849d3dfa56',
     'ComputeNodePayload': '1.0-f78992d4a60f75639c76ef317d695c25',
+    'Consumer': '1.0-9f241c4166938fa34fe0cbf1005256de',
     'EventType': '1.0-00fb1d42b557d80318fff0796b1968cf',
+    'Inventory': '1.0-783d66e09407504365fd6b709e1fdc98',
+    'InventoryList': '1.0-7d71fca414c71ad2230d2fcbf881c6b1',
     'NUMANode': '1.0-f6f5568bf22d5698573c03d913c14428',
     'NUMANodePayload': '1.0-f6f5568bf22d5698573c03d913c14428',
     'NUMATopology': '1.0-b54086eda7e4b2e6145ecb6ee2c925ab',
     'NotificationPublisher': '1.0-578ee5fea2922ff32e8917621f140857',
     'PciDevicePool': '1.0-4ff40d0d7b017470df447a3124dd0a9a',
     'PciDevicePoolList': '1.0-15ecf022a68ddbb8c2a6739cfc9f8f5e',
+    'ResourceClass': '1.0-6e7be3ba8dd9fa529f944bcf9612b287',
+    'ResourceClassList': '1.0-15ecf022a68ddbb8c2a6739cfc9f8f5e',
+    'ResourceProvider': '1.0-5dbb96fc693074f5391939bfd8ee5f9b',
+    'ResourceProviderList': '1.0-15ecf022a68ddbb8c2a6739cfc9f8f5e',
     'Service': '1.0-b0698bcf706bc2ab6a2db445a4ce5838',
     'ServiceList': '1.0-b53ab8a253f68874bb9072ba1c78d54f',
+    'Trait': '1.0-6e7be3ba8dd9fa529f944bcf9612b287',
+    'TraitList': '1.0-15ecf022a68ddbb8c2a6739cfc9f8f5e',
+    'Usage': '1.0-96fe492ec0a4b5cfd5b5db75344e57c6',
 }
 
 

@@ -1,0 +1,411 @@
+"""Allocations: what consumers use of providers' inventories.
+
+A write replaces all the allocations of the consumers it names, in one
+transaction of a handful of set-based statements:
+
+1. the consumers (one query);
+2. every (provider, class) asked for, with the inventory, the usage now
+   and the part of it the consumers hold (one query);
+3. the checks, in memory: providers exist, classes exist, inventory,
+   min_unit/max_unit/step_size, capacity;
+4. delete the consumers' allocations, insert the new ones (one statement
+   each), make or update the consumers, bump their generations;
+5. bump the generation of every provider written to, compare-and-swap.
+
+A provider whose generation moved meanwhile (another allocation or
+inventory writer) makes the transaction roll back; it is then tried
+again, up to ``RETRIES`` times, as Placement does, before a 409.
+"""
+
+import collections
+
+from oslo_db import api as oslo_db_api
+from oslo_db import exception as db_exc
+from oslo_log import log as logging
+from oslo_utils import timeutils
+import sqlalchemy as sa
+
+from zun_hostcap.common import exception
+from zun_hostcap.db.sqlalchemy import models
+from zun_hostcap.db.sqlalchemy.placement import common
+from zun_hostcap.db.sqlalchemy.placement import consumers as consumer_db
+from zun_hostcap.db.sqlalchemy.placement import resource_classes as rc_db
+
+LOG = logging.getLogger(__name__)
+
+ALLOC = models.Allocation.__table__
+INV = models.Inventory.__table__
+RP = common.RP
+CONSUMER = consumer_db.CONSUMER
+PROJECT = consumer_db.PROJECT
+USER = consumer_db.USER
+CONSUMER_TYPE = consumer_db.CONSUMER_TYPE
+
+# Writes tried again on a provider generation conflict (Placement's
+# allocation_conflict_retry_count).
+RETRIES = 10
+
+_RP_CHANGED = ('Another thread concurrently updated the resource provider '
+               'data. Please retry your update')
+_CHANGED = ('Another thread concurrently updated the data. Please retry '
+            'your update')
+
+
+def class_ids(context, names):
+    """{name: id} of the classes ``names``; unknown ones are left out."""
+    names = set(names)
+    try:
+        return rc_db.ids_for_names(context, names)
+    except exception.ResourceClassNotFound:
+        known = {}
+        for name in names:
+            try:
+                known[name] = rc_db.id_for_name(context, name)
+            except exception.ResourceClassNotFound:
+                pass
+        return known
+
+
+def class_names(context, ids):
+    """{id: name} of the classes ``ids``."""
+    return rc_db.names_for_ids(context, ids) if ids else {}
+
+
+# Reading. Class ids become names outside the transaction, where the
+# resource class cache can serve them.
+
+@common.reader
+def _consumer_rows(context, consumer_uuid):
+    return context.session.execute(
+        sa.select(RP.c.uuid, RP.c.generation, ALLOC.c.resource_class_id,
+                  ALLOC.c.used, ALLOC.c.created_at, ALLOC.c.updated_at,
+                  CONSUMER.c.generation.label('consumer_generation'),
+                  PROJECT.c.external_id.label('project_id'),
+                  USER.c.external_id.label('user_id'),
+                  CONSUMER_TYPE.c.name.label('consumer_type'))
+        .select_from(
+            ALLOC.join(RP, ALLOC.c.resource_provider_id == RP.c.id)
+            .join(CONSUMER, ALLOC.c.consumer_id == CONSUMER.c.uuid)
+            .join(PROJECT, CONSUMER.c.project_id == PROJECT.c.id)
+            .join(USER, CONSUMER.c.user_id == USER.c.id)
+            .outerjoin(CONSUMER_TYPE,
+                       CONSUMER.c.consumer_type_id == CONSUMER_TYPE.c.id))
+        .where(ALLOC.c.consumer_id == consumer_uuid)).all()
+
+
+def get_by_consumer(context, consumer_uuid):
+    """The consumer's allocations, as dicts, with consumer and providers.
+
+    Each has resource_provider_uuid, resource_provider_generation,
+    resource_class, used, created_at, updated_at, and the consumer's
+    generation, project_id, user_id (external ids) and consumer_type
+    (None when it has none). An empty list when there are none.
+    """
+    rows = _consumer_rows(context, consumer_uuid)
+    names = class_names(context, {row.resource_class_id for row in rows})
+    return [{'resource_provider_uuid': row.uuid,
+             'resource_provider_generation': row.generation,
+             'resource_class': names[row.resource_class_id],
+             'used': row.used,
+             'created_at': row.created_at,
+             'updated_at': row.updated_at,
+             'consumer_uuid': consumer_uuid,
+             'consumer_generation': row.consumer_generation,
+             'project_id': row.project_id,
+             'user_id': row.user_id,
+             'consumer_type': row.consumer_type} for row in rows]
+
+
+@common.reader
+def _provider_rows(context, provider_uuid):
+    provider = common.provider_row(context, provider_uuid)
+    return provider.generation, context.session.execute(
+        sa.select(ALLOC.c.consumer_id, ALLOC.c.resource_class_id,
+                  ALLOC.c.used, ALLOC.c.created_at, ALLOC.c.updated_at,
+                  CONSUMER.c.generation)
+        .select_from(ALLOC.join(CONSUMER,
+                                ALLOC.c.consumer_id == CONSUMER.c.uuid))
+        .where(ALLOC.c.resource_provider_id == provider.id)).all()
+
+
+def get_by_provider(context, provider_uuid):
+    """(provider generation, [allocation dict]) of a provider.
+
+    Each dict has consumer_uuid, consumer_generation, resource_class,
+    used, created_at and updated_at.
+
+    :raises ResourceProviderNotFound: no such provider.
+    """
+    generation, rows = _provider_rows(context, provider_uuid)
+    names = class_names(context, {row.resource_class_id for row in rows})
+    return generation, [
+        {'consumer_uuid': row.consumer_id,
+         'consumer_generation': row.generation,
+         'resource_class': names[row.resource_class_id],
+         'used': row.used,
+         'created_at': row.created_at,
+         'updated_at': row.updated_at} for row in rows]
+
+
+# Writing.
+
+def _capacity_rows(context, provider_uuids, rc_ids, consumer_uuids):
+    """Providers asked for, with inventories of ``rc_ids`` and usage.
+
+    One row per (provider, inventory of one of the classes), or one row
+    with no inventory for a provider that has none of them. ``used`` is
+    the provider's usage of the class now, ``own`` the part of it the
+    consumers being written hold.
+    """
+    inv_join = sa.and_(INV.c.resource_provider_id == RP.c.id,
+                       INV.c.resource_class_id.in_(rc_ids or [-1]))
+
+    def usage(*where):
+        return (sa.select(sa.func.sum(ALLOC.c.used))
+                .where(ALLOC.c.resource_provider_id == RP.c.id,
+                       ALLOC.c.resource_class_id == INV.c.resource_class_id,
+                       *where)
+                .scalar_subquery())
+    return context.session.execute(
+        sa.select(RP.c.id, RP.c.uuid, RP.c.generation,
+                  INV.c.resource_class_id, INV.c.total, INV.c.reserved,
+                  INV.c.min_unit, INV.c.max_unit, INV.c.step_size,
+                  INV.c.allocation_ratio,
+                  usage().label('used'),
+                  usage(ALLOC.c.consumer_id.in_(consumer_uuids))
+                  .label('own'))
+        .select_from(RP.outerjoin(INV, inv_join))
+        .where(RP.c.uuid.in_(provider_uuids))).all()
+
+
+def _check(context, requests, consumer_uuids, rc_ids):
+    """Check what ``requests`` asks for, with ``rc_ids`` {name: id}.
+
+    :returns: {provider uuid: (id, generation)}.
+    :raises AllocationProviderNotFound: a provider does not exist.
+    :raises ResourceClassNotFound: a class does not exist.
+    :raises AllocationInventoryInvalid: a provider has no inventory of
+        a class.
+    :raises AllocationConstraintsConflict: an amount violates min_unit,
+        max_unit or step_size.
+    :raises AllocationCapacityExceeded: the amounts exceed a capacity.
+    """
+    wanted = []   # (provider uuid, class name, amount), in request order
+    for request in requests.values():
+        for rp_uuid, resources in request['allocations'].items():
+            for rc_name, amount in resources.items():
+                wanted.append((rp_uuid, rc_name, amount))
+    if not wanted:
+        return {}
+    rp_uuids = list(dict.fromkeys(item[0] for item in wanted))
+    rc_names = list(dict.fromkeys(item[1] for item in wanted))
+    rows = _capacity_rows(context, rp_uuids, sorted(rc_ids.values()),
+                          consumer_uuids)
+    providers = {}
+    inventories = {}
+    for row in rows:
+        providers[row.uuid] = (row.id, row.generation)
+        if row.resource_class_id is not None:
+            inventories[row.uuid, row.resource_class_id] = row
+    for rp_uuid in rp_uuids:
+        if rp_uuid not in providers:
+            raise exception.AllocationProviderNotFound(uuid=rp_uuid)
+    for rc_name in rc_names:
+        if rc_name not in rc_ids:
+            raise exception.ResourceClassNotFound(name=rc_name)
+    without = [rp_uuid for rp_uuid in rp_uuids
+               if not any(key[0] == rp_uuid for key in inventories)]
+    if without:
+        raise exception.AllocationInventoryInvalid(
+            resource_class=', '.join(rc_names), uuid=', '.join(without))
+
+    totals = collections.Counter()
+    for rp_uuid, rc_name, amount in wanted:
+        totals[rp_uuid, rc_name] += amount
+    for rp_uuid, rc_name, amount in wanted:
+        inv = inventories.get((rp_uuid, rc_ids[rc_name]))
+        if inv is None:
+            raise exception.AllocationInventoryInvalid(
+                resource_class=rc_name, uuid=rp_uuid)
+        if (amount < inv.min_unit or amount > inv.max_unit or
+                amount % inv.step_size):
+            LOG.warning('Allocation of %(amount)s %(rc)s on provider '
+                        '%(rp)s violates min_unit %(min)s, max_unit '
+                        '%(max)s or step_size %(step)s',
+                        {'amount': amount, 'rc': rc_name, 'rp': rp_uuid,
+                         'min': inv.min_unit, 'max': inv.max_unit,
+                         'step': inv.step_size})
+            raise exception.AllocationConstraintsConflict(
+                resource_class=rc_name, uuid=rp_uuid)
+        before = inv.used or 0
+        after = before - (inv.own or 0) + totals[rp_uuid, rc_name]
+        capacity = (inv.total - inv.reserved) * inv.allocation_ratio
+        # Over capacity is refused, unless the write leaves the provider
+        # no more over it than it was (an inventory shrunk below usage),
+        # as in Placement.
+        if after > capacity and (inv.used is None or after > before):
+            LOG.warning('Over capacity for %(rc)s on provider %(rp)s: '
+                        'would use %(after)s of %(cap)s',
+                        {'rc': rc_name, 'rp': rp_uuid, 'after': after,
+                         'cap': capacity})
+            raise exception.AllocationCapacityExceeded(
+                resource_class=rc_name, uuid=rp_uuid)
+    return providers
+
+
+def _ids(context, requests, existing):
+    """Project, user and type ids of the consumers, made if missing.
+
+    Only looked up where a consumer is new or changes them.
+    """
+    projects, users, types = set(), set(), set()
+    for uuid, request in requests.items():
+        if not request['allocations']:
+            continue
+        row = existing.get(uuid)
+        if (row is None or row.project_external_id != request['project_id']
+                or row.user_external_id != request['user_id']):
+            projects.add(request['project_id'])
+            users.add(request['user_id'])
+        ctype = request.get('consumer_type')
+        if ctype is not None and (row is None or row.consumer_type != ctype):
+            types.add(ctype)
+    return consumer_db.ensure_ids(context, projects, users, types)
+
+
+def _replace_once(context, requests, check_generation, rc_ids):
+    session = context.session
+    uuids = list(requests)
+    existing = consumer_db.consumer_rows(context, uuids)
+    if check_generation:
+        for uuid, request in requests.items():
+            row = existing.get(uuid)
+            given = request.get('consumer_generation')
+            if row is None and given is not None:
+                raise exception.ConsumerConcurrentUpdate(
+                    expected='null', actual=given, uuid=uuid)
+            if row is not None and row.generation != given:
+                raise exception.ConsumerConcurrentUpdate(
+                    expected=row.generation, actual=given, uuid=uuid)
+
+    providers = _check(context, requests, uuids, rc_ids)
+
+    # Consumers left without allocations: the providers they leave are
+    # bumped too (as Placement does), and their rows go.
+    emptied = [uuid for uuid in uuids
+               if not requests[uuid]['allocations'] and uuid in existing]
+    if emptied:
+        for row in session.execute(
+                sa.select(RP.c.uuid, RP.c.id, RP.c.generation).distinct()
+                .select_from(ALLOC.join(
+                    RP, ALLOC.c.resource_provider_id == RP.c.id))
+                .where(ALLOC.c.consumer_id.in_(emptied))):
+            providers.setdefault(row.uuid, (row.id, row.generation))
+
+    if existing:
+        session.execute(ALLOC.delete().where(
+            ALLOC.c.consumer_id.in_(list(existing))))
+
+    projects, users, types = _ids(context, requests, existing)
+    new = []
+    for uuid in uuids:
+        request = requests[uuid]
+        row = existing.get(uuid)
+        ctype = request.get('consumer_type')
+        if row is None:
+            if request['allocations']:
+                new.append({
+                    'uuid': uuid, 'generation': 1,
+                    'project_id': projects[request['project_id']],
+                    'user_id': users[request['user_id']],
+                    'consumer_type_id': types.get(ctype)})
+            continue
+        if not request['allocations']:
+            continue
+        changes = {'updated_at': timeutils.utcnow()}
+        if request['project_id'] != row.project_external_id:
+            changes['project_id'] = projects[request['project_id']]
+        if request['user_id'] != row.user_external_id:
+            changes['user_id'] = users[request['user_id']]
+        if ctype is not None and ctype != row.consumer_type:
+            changes['consumer_type_id'] = types[ctype]
+        if not consumer_db.increment_generation(
+                context, row.id, row.generation, **changes):
+            raise exception.AllocationConcurrentUpdate(reason=_CHANGED)
+    consumer_db.create(context, new)
+
+    now = timeutils.utcnow()
+    values = [{'resource_provider_id': providers[rp_uuid][0],
+               'consumer_id': uuid,
+               'resource_class_id': rc_ids[rc_name],
+               'used': amount,
+               'created_at': now}
+              for uuid in uuids
+              for rp_uuid, resources in requests[uuid]['allocations'].items()
+              for rc_name, amount in resources.items()]
+    if values:
+        session.execute(ALLOC.insert(), values)
+
+    for rp_uuid, (rp_id, generation) in sorted(providers.items()):
+        common.increment_generation(context, rp_id, generation, rp_uuid)
+    if emptied:
+        consumer_db.delete_if_no_allocations(context, emptied)
+
+
+_retry = oslo_db_api.wrap_db_retry(
+    exception_checker=lambda exc: (isinstance(exc, db_exc.DBDuplicateEntry)
+                                   or common.is_sqlite_busy(exc)),
+    **common.RETRY_OPTIONS)
+
+_replace = _retry(common.writer(_replace_once))
+
+
+def replace_all(context, requests, check_generation=False):
+    """Replace the allocations of the consumers of ``requests``.
+
+    :param requests: {consumer uuid: {'allocations': {provider uuid:
+        {class name: amount}}, 'project_id', 'user_id',
+        'consumer_generation', 'consumer_type'}}; empty allocations
+        delete the consumer's. ``consumer_type`` None leaves a consumer's
+        type as it is (a new one has none).
+    :param check_generation: microversion 1.28 and later: each
+        ``consumer_generation`` must be the consumer's, None for a new
+        consumer.
+    :raises ConsumerConcurrentUpdate: a consumer generation differs.
+    :raises AllocationProviderNotFound: a provider does not exist.
+    :raises ResourceClassNotFound: a class does not exist.
+    :raises AllocationInventoryInvalid: no inventory of a class.
+    :raises AllocationConstraintsConflict: min_unit, max_unit, step_size.
+    :raises AllocationCapacityExceeded: not enough capacity.
+    :raises AllocationConcurrentUpdate: providers kept changing, or a
+        consumer changed during the write.
+    """
+    # Outside the transaction, where the resource class cache serves.
+    rc_ids = class_ids(context, {
+        rc_name for request in requests.values()
+        for resources in request['allocations'].values()
+        for rc_name in resources})
+    for attempt in range(RETRIES):
+        try:
+            return _replace(context, requests, check_generation, rc_ids)
+        except exception.ResourceProviderConcurrentUpdate:
+            LOG.debug('Provider generation conflict writing allocations; '
+                      'attempt %d of %d', attempt + 1, RETRIES)
+    LOG.warning('Allocations not written: provider generations kept '
+                'changing in %d attempts', RETRIES)
+    raise exception.AllocationConcurrentUpdate(reason=_RP_CHANGED)
+
+
+@common.retry_on_deadlock
+@common.writer
+def delete_by_consumer(context, consumer_uuid):
+    """Delete a consumer's allocations, and the consumer.
+
+    :raises ConsumerNotFound: it has no allocations.
+    """
+    result = context.session.execute(
+        ALLOC.delete().where(ALLOC.c.consumer_id == consumer_uuid))
+    if not result.rowcount:
+        raise exception.AllocationsNotFound(uuid=consumer_uuid)
+    context.session.execute(
+        CONSUMER.delete().where(CONSUMER.c.uuid == consumer_uuid))

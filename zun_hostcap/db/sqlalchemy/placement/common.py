@@ -1,0 +1,71 @@
+"""What every module of the resource provider model needs."""
+
+from oslo_db import api as oslo_db_api
+from oslo_utils import timeutils
+import sqlalchemy as sa
+
+from zun_hostcap.common import exception
+from zun_hostcap.db.sqlalchemy import api as sa_api
+from zun_hostcap.db.sqlalchemy import models
+
+# The transaction context every function of the model runs in.
+context_manager = sa_api.main_context_manager
+reader = context_manager.reader
+writer = context_manager.writer
+
+
+def is_sqlite_busy(exc):
+    """SQLite's "database is locked": another writer has the file.
+
+    A transaction that read before it writes cannot wait for the lock
+    (SQLite refuses at once rather than deadlock); run again, it can.
+    """
+    return 'database is locked' in str(exc)
+
+
+# Deadlocks (MariaDB, PostgreSQL), SQLite's busy file and lost
+# connections: the whole transaction again, a few times. Put outside the
+# transaction decorator.
+RETRY_OPTIONS = dict(max_retries=10, retry_on_deadlock=True,
+                     retry_interval=0.02, inc_retry_interval=True,
+                     max_retry_interval=0.5)
+retry_on_deadlock = oslo_db_api.wrap_db_retry(
+    exception_checker=is_sqlite_busy, **RETRY_OPTIONS)
+
+RP = models.ResourceProvider.__table__
+
+PROVIDER_COLUMNS = (RP.c.id, RP.c.uuid, RP.c.name, RP.c.generation,
+                    RP.c.root_provider_id, RP.c.parent_provider_id,
+                    RP.c.created_at, RP.c.updated_at)
+
+
+def provider_row(context, uuid):
+    """The provider's row (PROVIDER_COLUMNS), in the caller's transaction.
+
+    :raises ResourceProviderNotFound: no provider has ``uuid``.
+    """
+    row = context.session.execute(
+        sa.select(*PROVIDER_COLUMNS).where(RP.c.uuid == uuid)).first()
+    if row is None:
+        raise exception.ResourceProviderNotFound(uuid=uuid)
+    return row
+
+
+def increment_generation(context, provider_id, expected, uuid=None):
+    """Bump a provider's generation if it is still ``expected``.
+
+    Compare-and-swap in one UPDATE, in the caller's transaction: a
+    concurrent writer that bumped it first makes this one fail, and the
+    whole transaction is rolled back.
+
+    :returns: the new generation.
+    :raises ResourceProviderConcurrentUpdate: the generation moved.
+    """
+    result = context.session.execute(
+        RP.update()
+        .where(RP.c.id == provider_id, RP.c.generation == expected)
+        .values(generation=expected + 1, updated_at=timeutils.utcnow()))
+    if result.rowcount != 1:
+        raise exception.ResourceProviderConcurrentUpdate(
+            uuid=uuid or provider_id)
+    return expected + 1

@@ -1,0 +1,388 @@
+"""Inventories: how much of each resource class a provider has.
+
+Every write runs in one transaction: the provider's row, the classes'
+ids (cached), one SELECT of the provider's inventories with what is
+allocated of each, then set-based DELETE / INSERT / UPDATE statements
+and the compare-and-swap of the provider's generation. A concurrent
+writer of the same provider makes one of the two fail with
+ResourceProviderConcurrentUpdate, and nothing of it is kept.
+
+Capacity is ``int((total - reserved) * allocation_ratio)``. Whether a
+capacity of 0 is acceptable depends on the API version (``reserved``
+equal to ``total`` from 1.26): the writes take ``allow_zero_capacity``.
+"""
+
+import math
+
+from oslo_log import log as logging
+from oslo_utils import timeutils
+import sqlalchemy as sa
+
+from zun_hostcap.common import exception
+from zun_hostcap.db.sqlalchemy import models
+from zun_hostcap.db.sqlalchemy.placement import common
+from zun_hostcap.db.sqlalchemy.placement import resource_classes
+
+LOG = logging.getLogger(__name__)
+
+RP = common.RP
+INV = models.Inventory.__table__
+ALLOC = models.Allocation.__table__
+
+# The largest value of an integer column; the default max_unit.
+MAX_INT = 2147483647
+
+# What a client may set, and the values of those it leaves out.
+FIELDS = ('total', 'reserved', 'min_unit', 'max_unit', 'step_size',
+          'allocation_ratio')
+DEFAULTS = {'reserved': 0, 'min_unit': 1, 'max_unit': MAX_INT,
+            'step_size': 1, 'allocation_ratio': 1.0}
+
+INVENTORY_COLUMNS = (INV.c.resource_class_id, INV.c.total, INV.c.reserved,
+                     INV.c.min_unit, INV.c.max_unit, INV.c.step_size,
+                     INV.c.allocation_ratio, INV.c.created_at,
+                     INV.c.updated_at)
+
+
+def capacity(total, reserved, allocation_ratio):
+    """What may be allocated of an inventory.
+
+    A ratio near the float limits can make the product infinite; that is
+    no capacity an integer can hold, so it is taken as none (negative).
+    """
+    value = (total - reserved) * allocation_ratio
+    if not math.isfinite(value):
+        return -1
+    return int(value)
+
+
+def normalize(values):
+    """An inventory's values with the defaults, as the column types.
+
+    ``values`` has passed the API's schema: integers (possibly written
+    1.0) and a finite ratio.
+    """
+    record = dict(DEFAULTS)
+    record.update((key, values[key]) for key in FIELDS if key in values)
+    for key in FIELDS[:-1]:
+        record[key] = int(record[key])
+    record['allocation_ratio'] = float(record['allocation_ratio'])
+    return record
+
+
+def check_capacity(uuid, resource_class, record, allow_zero_capacity):
+    """Refuse an inventory whose reserved leaves no capacity.
+
+    :raises InvalidInventory: with Placement's message.
+    """
+    if record['allocation_ratio'] <= 0:
+        # Placement lets a negative ratio through when reserved exceeds
+        # total (their product is positive); no such capacity makes sense.
+        raise exception.InvalidInventory(
+            message="Invalid inventory for '%s' on resource provider '%s'. "
+                    "allocation_ratio must be greater than 0, not %s." % (
+                        resource_class, uuid, record['allocation_ratio']),
+            resource_class=resource_class, uuid=uuid, reason='capacity')
+    product = ((record['total'] - record['reserved']) *
+               record['allocation_ratio'])
+    if not math.isfinite(product):
+        raise exception.InvalidInventory(
+            message="Invalid inventory for '%s' on resource provider '%s'. "
+                    "allocation_ratio %s makes the capacity infinite." % (
+                        resource_class, uuid, record['allocation_ratio']),
+            resource_class=resource_class, uuid=uuid, reason='capacity')
+    cap = capacity(record['total'], record['reserved'],
+                   record['allocation_ratio'])
+    if cap < 0 or (cap == 0 and not allow_zero_capacity):
+        raise exception.InvalidInventory(
+            message="Invalid inventory for '%s' on resource provider '%s'. "
+                    "The reserved value is greater than %s." % (
+                        resource_class, uuid,
+                        'total' if allow_zero_capacity else
+                        'or equal to total'),
+            resource_class=resource_class, uuid=uuid, reason='capacity')
+
+
+def in_use(uuid, names):
+    """InventoryInUse for the classes ``names``, as Placement words it."""
+    return exception.InventoryInUse(
+        message="Inventory for '%s' on resource provider '%s' in use." % (
+            ', '.join(names), uuid),
+        resource_classes=', '.join(names), uuid=uuid)
+
+
+def _used_subquery(inv=INV):
+    """Sum of what is allocated of an inventory row (NULL if nothing)."""
+    return (sa.select(sa.func.sum(ALLOC.c.used))
+            .where(ALLOC.c.resource_provider_id == inv.c.resource_provider_id,
+                   ALLOC.c.resource_class_id == inv.c.resource_class_id)
+            .scalar_subquery())
+
+
+def _names(context, rows):
+    return resource_classes.names_for_ids(
+        context, {row.resource_class_id for row in rows})
+
+
+def _read(context, uuid):
+    """The provider (id, generation) and its inventory rows, one query.
+
+    :raises ResourceProviderNotFound: no such provider.
+    """
+    rows = context.session.execute(
+        sa.select(RP.c.id.label('provider_id'), RP.c.generation,
+                  *INVENTORY_COLUMNS)
+        .select_from(RP.outerjoin(INV, INV.c.resource_provider_id == RP.c.id))
+        .where(RP.c.uuid == uuid)
+        .order_by(INV.c.resource_class_id)).all()
+    if not rows:
+        raise exception.ResourceProviderNotFound(uuid=uuid)
+    provider = rows[0]
+    inventories = [row for row in rows if row.resource_class_id is not None]
+    return provider.provider_id, provider.generation, inventories
+
+
+def _as_dicts(context, inventories):
+    names = _names(context, inventories)
+    return [dict(row._mapping, resource_class=names[row.resource_class_id])
+            for row in inventories]
+
+
+@common.reader
+def get_all(context, uuid):
+    """(generation, [inventory dicts]) of a provider, in class id order.
+
+    Each dict has ``resource_class`` (the name), FIELDS, ``created_at``
+    and ``updated_at``.
+
+    :raises ResourceProviderNotFound: no such provider.
+    """
+    _id, generation, inventories = _read(context, uuid)
+    return generation, _as_dicts(context, inventories)
+
+
+@common.reader
+def get_one(context, uuid, resource_class):
+    """(generation, inventory dict or None) of one class of a provider.
+
+    An unknown class is an inventory that is not there (None).
+
+    :raises ResourceProviderNotFound: no such provider.
+    """
+    _id, generation, inventories = _read(context, uuid)
+    for inventory in _as_dicts(context, inventories):
+        if inventory['resource_class'] == resource_class:
+            return generation, inventory
+    return generation, None
+
+
+def _existing(context, provider_id):
+    """{class id: used or None} of a provider's inventories."""
+    return dict(context.session.execute(
+        sa.select(INV.c.resource_class_id, _used_subquery())
+        .where(INV.c.resource_provider_id == provider_id)).all())
+
+
+def _provider(context, uuid, expected_generation):
+    row = common.provider_row(context, uuid)
+    if (expected_generation is not None and
+            row.generation != expected_generation):
+        raise exception.ResourceProviderConcurrentUpdate(uuid=uuid)
+    return row
+
+
+def _exceeds(used, record):
+    return used is not None and used > capacity(
+        record['total'], record['reserved'], record['allocation_ratio'])
+
+
+def _warn_exceeded(uuid, exceeded):
+    for name in exceeded:
+        LOG.warning('Resource provider %(uuid)s is now over-capacity for '
+                    '%(resource)s', {'uuid': uuid, 'resource': name})
+
+
+@common.retry_on_deadlock
+@common.writer
+def replace_all(context, uuid, generation, inventories,
+                allow_zero_capacity=True):
+    """Make a provider's inventories exactly ``inventories``.
+
+    :param generation: the provider's generation the caller saw; None
+        to take the current one (DELETE of all inventories).
+    :param inventories: {class name: {field: value}}, in the order to
+        check them; fields left out take their defaults.
+    :returns: (new generation, {class name: normalised record}).
+    :raises ResourceProviderNotFound: no such provider.
+    :raises ResourceProviderConcurrentUpdate: the generation moved.
+    :raises InvalidInventory: an inventory without capacity.
+    :raises ResourceClassNotFound: an unknown class.
+    :raises InventoryInUse: a class to remove has allocations;
+        ``resource_classes`` in its kwargs is the list of their names.
+    """
+    provider = _provider(context, uuid, generation)
+    records = {}
+    for name, values in inventories.items():
+        records[name] = normalize(values)
+        check_capacity(uuid, name, records[name], allow_zero_capacity)
+    # First: the provider's row is locked from here on, and a concurrent
+    # writer fails now rather than after its work.
+    new_generation = common.increment_generation(
+        context, provider.id, provider.generation, uuid)
+    ids = resource_classes.ids_for_names(context, records) if records else {}
+    existing = _existing(context, provider.id)
+    wanted = {ids[name]: name for name in records}
+
+    to_delete = sorted(set(existing).difference(wanted))
+    allocated = [class_id for class_id in to_delete
+                 if existing[class_id] is not None]
+    if allocated:
+        names = resource_classes.names_for_ids(context, allocated)
+        raise in_use(uuid, [names[class_id] for class_id in allocated])
+    if to_delete:
+        context.session.execute(
+            INV.delete().where(INV.c.resource_provider_id == provider.id,
+                               INV.c.resource_class_id.in_(to_delete)))
+
+    now = timeutils.utcnow()
+    to_add = [dict(records[name], resource_provider_id=provider.id,
+                   resource_class_id=class_id, created_at=now)
+              for class_id, name in wanted.items()
+              if class_id not in existing]
+    if to_add:
+        context.session.execute(INV.insert(), to_add)
+
+    to_update = [dict(records[name], b_provider=provider.id,
+                      b_class=class_id, updated_at=now)
+                 for class_id, name in wanted.items()
+                 if class_id in existing]
+    if to_update:
+        context.session.execute(
+            INV.update().where(
+                INV.c.resource_provider_id == sa.bindparam('b_provider'),
+                INV.c.resource_class_id == sa.bindparam('b_class')),
+            to_update)
+    _warn_exceeded(uuid, [name for class_id, name in wanted.items()
+                          if _exceeds(existing.get(class_id),
+                                      records[name])])
+    return new_generation, records
+
+
+@common.retry_on_deadlock
+@common.writer
+def add(context, uuid, resource_class, values, allow_zero_capacity=True):
+    """Add the inventory of a class the provider has none of.
+
+    :returns: (new generation, normalised record).
+    :raises ResourceProviderNotFound: no such provider.
+    :raises InvalidInventory: no capacity.
+    :raises ResourceProviderConcurrentUpdate: the generation moved.
+    :raises ResourceClassNotFound: an unknown class.
+    :raises oslo_db.exception.DBDuplicateEntry: the class has inventory.
+    """
+    provider = common.provider_row(context, uuid)
+    record = normalize(values)
+    check_capacity(uuid, resource_class, record, allow_zero_capacity)
+    new_generation = common.increment_generation(
+        context, provider.id, provider.generation, uuid)
+    class_id = resource_classes.id_for_name(context, resource_class)
+    context.session.execute(INV.insert().values(
+        resource_provider_id=provider.id, resource_class_id=class_id,
+        created_at=timeutils.utcnow(), **record))
+    return new_generation, record
+
+
+@common.retry_on_deadlock
+@common.writer
+def update(context, uuid, resource_class, generation, values,
+           allow_zero_capacity=True):
+    """Replace the inventory of one class the provider has.
+
+    Allocations above the new capacity are allowed (and logged), as
+    Placement does: the operator knows best what a host has.
+
+    :returns: (new generation, normalised record).
+    :raises ResourceProviderNotFound: no such provider.
+    :raises ResourceProviderConcurrentUpdate: the generation moved.
+    :raises InvalidInventory: no capacity.
+    :raises ResourceClassNotFound: an unknown class.
+    :raises InventoryNotFound: no inventory of that class.
+    """
+    provider = _provider(context, uuid, generation)
+    record = normalize(values)
+    check_capacity(uuid, resource_class, record, allow_zero_capacity)
+    new_generation = common.increment_generation(
+        context, provider.id, provider.generation, uuid)
+    class_id = resource_classes.id_for_name(context, resource_class)
+    found = context.session.execute(
+        sa.select(INV.c.id, _used_subquery())
+        .where(INV.c.resource_provider_id == provider.id,
+               INV.c.resource_class_id == class_id)).first()
+    if found is None:
+        raise exception.InventoryNotFound(resource_class=resource_class,
+                                          uuid=uuid)
+    context.session.execute(
+        INV.update().where(INV.c.id == found[0])
+        .values(updated_at=timeutils.utcnow(), **record))
+    if _exceeds(found[1], record):
+        _warn_exceeded(uuid, [resource_class])
+    return new_generation, record
+
+
+@common.retry_on_deadlock
+@common.writer
+def delete(context, uuid, resource_class):
+    """Remove the inventory of one class.
+
+    :returns: the new generation.
+    :raises ResourceProviderNotFound: no such provider.
+    :raises ResourceProviderConcurrentUpdate: the generation moved.
+    :raises ResourceClassNotFound: an unknown class.
+    :raises InventoryInUse: the class has allocations on the provider.
+    :raises InventoryNotFound: no inventory of that class.
+    """
+    provider = common.provider_row(context, uuid)
+    new_generation = common.increment_generation(
+        context, provider.id, provider.generation, uuid)
+    class_id = resource_classes.id_for_name(context, resource_class)
+    allocated = context.session.execute(
+        sa.select(ALLOC.c.id)
+        .where(ALLOC.c.resource_provider_id == provider.id,
+               ALLOC.c.resource_class_id == class_id)
+        .limit(1)).first()
+    if allocated is not None:
+        raise in_use(uuid, [resource_class])
+    result = context.session.execute(
+        INV.delete().where(INV.c.resource_provider_id == provider.id,
+                           INV.c.resource_class_id == class_id))
+    if not result.rowcount:
+        raise exception.InventoryNotFound(resource_class=resource_class,
+                                          uuid=uuid)
+    return new_generation
+
+
+def capacity_rows(context, provider_ids, class_ids):
+    """Inventory and usage of (provider, class) pairs, in one query.
+
+    For use inside the caller's transaction (``context.session``): the
+    allocation writers check capacity with it.
+
+    :returns: {(provider id, class id): row} where the row has
+        ``total``, ``reserved``, ``min_unit``, ``max_unit``,
+        ``step_size``, ``allocation_ratio`` and ``used`` (0 when nothing
+        is allocated). Pairs without inventory are absent.
+    """
+    provider_ids = sorted(set(provider_ids))
+    class_ids = sorted(set(class_ids))
+    if not provider_ids or not class_ids:
+        return {}
+    used = sa.func.coalesce(_used_subquery(), 0).label('used')
+    rows = context.session.execute(
+        sa.select(INV.c.resource_provider_id, INV.c.resource_class_id,
+                  INV.c.total, INV.c.reserved, INV.c.min_unit,
+                  INV.c.max_unit, INV.c.step_size, INV.c.allocation_ratio,
+                  used)
+        .where(INV.c.resource_provider_id.in_(provider_ids),
+               INV.c.resource_class_id.in_(class_ids))).all()
+    return {(row.resource_provider_id, row.resource_class_id): row
+            for row in rows}

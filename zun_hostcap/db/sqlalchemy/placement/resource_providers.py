@@ -1,0 +1,360 @@
+"""Resource providers: create, read, update, delete and the filtered list.
+
+A provider is returned as a dict of the ``ResourceProvider`` object's
+fields: id, uuid, name, generation, parent_provider_uuid,
+root_provider_uuid, created_at, updated_at.
+
+Trees: ``root_provider_id`` is the provider's own id for a root, the
+root's id for every other member; re-parenting moves a whole subtree,
+so the subtree's rows get the new root in the same transaction.
+"""
+
+from oslo_db import exception as db_exc
+from oslo_utils import timeutils
+import sqlalchemy as sa
+
+from zun_hostcap.common import exception
+from zun_hostcap.db.sqlalchemy import models
+from zun_hostcap.db.sqlalchemy.placement import common
+from zun_hostcap.db.sqlalchemy.placement import resource_classes
+from zun_hostcap.db.sqlalchemy.placement import traits as trait_db
+
+RP = common.RP
+INV = models.Inventory.__table__
+ALLOC = models.Allocation.__table__
+RPT = models.ResourceProviderTrait.__table__
+RPA = models.ResourceProviderAggregate.__table__
+AGG = models.PlacementAggregate.__table__
+
+# Sentinel: PUT without parent_provider_uuid leaves the parent alone.
+UNSET = object()
+
+_ROOT = RP.alias('root_rp')
+_PARENT = RP.alias('parent_rp')
+
+# The provider with its parent's and root's uuids: one row per provider.
+_SELECT = sa.select(
+    RP.c.id, RP.c.uuid, RP.c.name, RP.c.generation,
+    _PARENT.c.uuid.label('parent_provider_uuid'),
+    # A provider whose root is not set (never, once created) is its own.
+    sa.func.coalesce(_ROOT.c.uuid, RP.c.uuid).label('root_provider_uuid'),
+    RP.c.created_at, RP.c.updated_at,
+).select_from(
+    RP.outerjoin(_ROOT, RP.c.root_provider_id == _ROOT.c.id)
+      .outerjoin(_PARENT, RP.c.parent_provider_id == _PARENT.c.id))
+
+
+# The order of _SELECT's columns: the fields of ResourceProvider.
+KEYS = ('id', 'uuid', 'name', 'generation', 'parent_provider_uuid',
+        'root_provider_uuid', 'created_at', 'updated_at')
+
+
+def _values(row):
+    return dict(zip(KEYS, row))
+
+
+def _duplicate_field(exc):
+    """'uuid' or 'name': which unique key a DBDuplicateEntry hit."""
+    for column in exc.columns or ():
+        if 'uuid' in column:
+            return 'uuid'
+        if 'name' in column:
+            return 'name'
+    return 'name'
+
+
+def _get(context, uuid):
+    row = context.session.execute(
+        _SELECT.where(RP.c.uuid == uuid)).first()
+    if row is None:
+        raise exception.ResourceProviderNotFound(uuid=uuid)
+    return _values(row)
+
+
+@common.reader
+def get_by_uuid(context, uuid):
+    """The provider with ``uuid``.
+
+    :raises ResourceProviderNotFound: there is none.
+    """
+    return _get(context, uuid)
+
+
+@common.retry_on_deadlock
+@common.writer
+def create(context, uuid, name, parent_uuid=None):
+    """A new provider, root of its own tree or child of ``parent_uuid``.
+
+    :raises ResourceProviderExists: the uuid or the name is taken.
+    :raises ResourceProviderActionError: the parent does not exist or
+        is the provider itself.
+    """
+    session = context.session
+    parent_id = root_id = None
+    if parent_uuid is not None:
+        if parent_uuid == uuid:
+            raise exception.ResourceProviderActionError(
+                action='create',
+                reason='parent provider UUID cannot be same as UUID. '
+                       'Please set parent provider UUID to None if there '
+                       'is no parent.')
+        parent = session.execute(
+            sa.select(RP.c.id, RP.c.root_provider_id)
+            .where(RP.c.uuid == parent_uuid)).first()
+        if parent is None:
+            raise exception.ResourceProviderActionError(
+                action='create',
+                reason='parent provider UUID does not exist.')
+        parent_id, root_id = parent.id, parent.root_provider_id
+    now = timeutils.utcnow()
+    try:
+        rp_id = session.execute(RP.insert().values(
+            uuid=uuid, name=name, generation=0, parent_provider_id=parent_id,
+            root_provider_id=root_id, created_at=now)).inserted_primary_key[0]
+    except db_exc.DBDuplicateEntry as exc:
+        field = _duplicate_field(exc)
+        raise exception.ResourceProviderExists(
+            field=field, value=uuid if field == 'uuid' else name)
+    if root_id is None:
+        session.execute(RP.update().where(RP.c.id == rp_id)
+                        .values(root_provider_id=rp_id))
+    return _get(context, uuid)
+
+
+def _subtree_ids(session, rp_id, root_id):
+    """Ids of the provider and its descendants (one query for the tree)."""
+    children = {}
+    for row in session.execute(
+            sa.select(RP.c.id, RP.c.parent_provider_id)
+            .where(RP.c.root_provider_id == root_id)):
+        children.setdefault(row.parent_provider_id, []).append(row.id)
+    found = []
+    todo = [rp_id]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        todo.extend(children.get(current, ()))
+    return found
+
+
+@common.retry_on_deadlock
+@common.writer
+def update(context, uuid, name, parent_uuid=UNSET,
+           allow_reparenting=False):
+    """Rename a provider and (with ``parent_uuid``) set its parent.
+
+    Before microversion 1.37 (``allow_reparenting`` false) a parent may
+    only be given to a root; from it a provider may move to another
+    parent or become a root, though never below itself.
+
+    :raises ResourceProviderNotFound: no such provider.
+    :raises ResourceProviderExists: the name is taken.
+    :raises ResourceProviderActionError: what the parent would break.
+    """
+    session = context.session
+    me = common.provider_row(context, uuid)
+    values = {'name': name, 'updated_at': timeutils.utcnow()}
+    new_root = None
+    if parent_uuid is not UNSET:
+        if parent_uuid is not None:
+            parent = session.execute(
+                sa.select(RP.c.id, RP.c.root_provider_id)
+                .where(RP.c.uuid == parent_uuid)).first()
+            if parent is None:
+                raise exception.ResourceProviderActionError(
+                    action='create',
+                    reason='parent provider UUID does not exist.')
+            if (me.parent_provider_id is not None and
+                    me.parent_provider_id != parent.id and
+                    not allow_reparenting):
+                raise exception.ResourceProviderActionError(
+                    action='update',
+                    reason='re-parenting a provider is not currently '
+                           'allowed.')
+            if parent.id != me.parent_provider_id:
+                subtree = _subtree_ids(session, me.id, me.root_provider_id)
+                if parent.id in subtree:
+                    raise exception.ResourceProviderActionError(
+                        action='update',
+                        reason='creating loop in the provider tree is not '
+                               'allowed.')
+                values['parent_provider_id'] = parent.id
+                new_root = parent.root_provider_id
+        elif me.parent_provider_id is not None:
+            if not allow_reparenting:
+                raise exception.ResourceProviderActionError(
+                    action='update',
+                    reason='un-parenting a provider is not currently '
+                           'allowed.')
+            subtree = _subtree_ids(session, me.id, me.root_provider_id)
+            values['parent_provider_id'] = None
+            new_root = me.id
+    try:
+        session.execute(RP.update().where(RP.c.id == me.id).values(**values))
+    except db_exc.DBDuplicateEntry:
+        raise exception.ResourceProviderExists(field='name', value=name)
+    except db_exc.DBReferenceError:
+        # The new parent went away in between.
+        raise exception.ResourceProviderActionError(
+            action='update', reason='parent provider UUID does not exist.')
+    if new_root is not None and new_root != me.root_provider_id:
+        session.execute(RP.update().where(RP.c.id.in_(subtree))
+                        .values(root_provider_id=new_root))
+    return _get(context, uuid)
+
+
+@common.retry_on_deadlock
+@common.writer
+def destroy(context, uuid):
+    """Delete a provider with its inventories, traits and aggregates.
+
+    :raises ResourceProviderNotFound: no such provider.
+    :raises CannotDeleteParentResourceProvider: it has children.
+    :raises ResourceProviderInUse: it has allocations.
+    """
+    session = context.session
+    row = session.execute(
+        sa.select(
+            RP.c.id,
+            sa.exists().where(RP.alias('child').c.parent_provider_id ==
+                              RP.c.id).label('has_children'),
+            sa.exists().where(ALLOC.c.resource_provider_id ==
+                              RP.c.id).label('in_use'))
+        .where(RP.c.uuid == uuid)).first()
+    if row is None:
+        raise exception.ResourceProviderNotFound(uuid=uuid)
+    if row.has_children:
+        raise exception.CannotDeleteParentResourceProvider(uuid=uuid)
+    if row.in_use:
+        raise exception.ResourceProviderInUse(
+            uuid=uuid, reason='Resource provider has allocations.')
+    rp_id = row.id
+    for table in (INV, RPT, RPA):
+        session.execute(table.delete().where(
+            table.c.resource_provider_id == rp_id))
+    # The root reference to itself first, or the foreign key refuses.
+    session.execute(RP.update().where(RP.c.id == rp_id)
+                    .values(root_provider_id=None))
+    try:
+        session.execute(RP.delete().where(RP.c.id == rp_id))
+    except db_exc.DBReferenceError:
+        # A child appeared since the check above.
+        raise exception.CannotDeleteParentResourceProvider(uuid=uuid)
+
+
+def _class_ids(context, names):
+    """{name: id} of resource classes; unknown names are an error."""
+    found = resource_classes.ids_for_names(context, names)
+    for name in names:
+        if name not in found:
+            raise exception.ResourceClassNotFound(name=name)
+    return found
+
+
+def _trait_ids(context, names):
+    """{name: id} of traits; unknown names are an error."""
+    found = trait_db.ids_for_names(context, names)
+    missing = sorted(set(names) - set(found))
+    if missing:
+        raise exception.TraitNotFound(names=', '.join(missing))
+    return found
+
+
+def _in_aggregates(rp_col, agg_uuids):
+    return sa.exists().where(
+        RPA.c.resource_provider_id == rp_col,
+        RPA.c.aggregate_id == AGG.c.id,
+        AGG.c.uuid.in_(sorted(agg_uuids)))
+
+
+def _with_traits(rp_col, trait_ids):
+    return sa.exists().where(
+        RPT.c.resource_provider_id == rp_col,
+        RPT.c.trait_id.in_(sorted(trait_ids)))
+
+
+def _has_capacity(rp_col, rc_id, amount):
+    """The provider's inventory of ``rc_id`` can take ``amount`` more."""
+    used = (sa.select(sa.func.coalesce(sa.func.sum(ALLOC.c.used), 0))
+            .where(ALLOC.c.resource_provider_id == rp_col,
+                   ALLOC.c.resource_class_id == rc_id)
+            .scalar_subquery())
+    return sa.exists().where(
+        INV.c.resource_provider_id == rp_col,
+        INV.c.resource_class_id == rc_id,
+        used + amount <= (INV.c.total - INV.c.reserved) *
+        INV.c.allocation_ratio,
+        INV.c.min_unit <= amount,
+        INV.c.max_unit >= amount,
+        amount % INV.c.step_size == 0)
+
+
+@common.reader
+def get_all_by_filters(context, filters=None):
+    """Providers matching every filter given, as dicts, ordered by id.
+
+    See ``rows_by_filters``.
+    """
+    return [_values(row) for row in rows_by_filters(context, filters)]
+
+
+@common.reader
+def rows_by_filters(context, filters=None):
+    """Providers matching every filter given, ordered by id.
+
+    Rows, tuples of the values named by ``KEYS``: what building
+    thousands of objects wants, without a dict each on the way.
+
+    ``filters`` (all optional):
+
+    - ``name``, ``uuid``: equal to;
+    - ``in_tree``: a provider uuid; the providers of its tree (none if
+      it does not exist);
+    - ``member_of``: a list of sets of aggregate uuids; in at least one
+      aggregate of each set;
+    - ``forbidden_aggs``: a set of aggregate uuids; in none of them;
+    - ``required_traits``: a list of sets of trait names; having at
+      least one trait of each set;
+    - ``forbidden_traits``: a set of trait names; having none of them;
+    - ``resources``: {class name: amount}; room for each amount.
+
+    :raises ResourceClassNotFound: an unknown class in ``resources``.
+    :raises TraitNotFound: an unknown trait.
+    """
+    filters = filters or {}
+    query = _SELECT
+    if filters.get('name'):
+        query = query.where(RP.c.name == filters['name'])
+    if filters.get('uuid'):
+        query = query.where(RP.c.uuid == filters['uuid'])
+    if filters.get('in_tree'):
+        tree = RP.alias('tree_rp')
+        query = query.where(RP.c.root_provider_id == (
+            sa.select(tree.c.root_provider_id)
+            .where(tree.c.uuid == filters['in_tree'])
+            .scalar_subquery()))
+    for agg_uuids in filters.get('member_of') or ():
+        query = query.where(_in_aggregates(RP.c.id, agg_uuids))
+    if filters.get('forbidden_aggs'):
+        query = query.where(
+            ~_in_aggregates(RP.c.id, filters['forbidden_aggs']))
+    required = filters.get('required_traits') or []
+    forbidden = filters.get('forbidden_traits') or set()
+    if required or forbidden:
+        names = set(forbidden)
+        for any_of in required:
+            names |= set(any_of)
+        trait_ids = _trait_ids(context, sorted(names))
+        for any_of in required:
+            query = query.where(_with_traits(
+                RP.c.id, [trait_ids[name] for name in any_of]))
+        if forbidden:
+            query = query.where(~_with_traits(
+                RP.c.id, [trait_ids[name] for name in forbidden]))
+    resources = filters.get('resources') or {}
+    if resources:
+        class_ids = _class_ids(context, sorted(resources))
+        for name, amount in sorted(resources.items()):
+            query = query.where(
+                _has_capacity(RP.c.id, class_ids[name], amount))
+    return context.session.execute(query.order_by(RP.c.id)).all()

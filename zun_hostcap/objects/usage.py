@@ -1,0 +1,59 @@
+"""Usage: how much of a resource class is allocated."""
+
+from oslo_versionedobjects import fields
+
+from zun_hostcap.db.sqlalchemy.placement import usages as usage_db
+from zun_hostcap.objects import base
+
+# The consumer_type filters of GET /usages that are not type names.
+ALL_TYPES = usage_db.ALL_TYPES
+UNKNOWN_TYPE = usage_db.UNKNOWN_TYPE
+
+
+@base.ZunHostcapObjectRegistry.register
+class Usage(base.ZunHostcapObject):
+    """The sum of allocations of one class.
+
+    ``consumer_type`` and ``consumer_count`` are set by
+    ``get_by_consumer_type`` only.
+    """
+    # Version 1.0: Initial version
+    VERSION = '1.0'
+
+    fields = {
+        'resource_class': fields.StringField(),
+        'usage': fields.IntegerField(),
+        'consumer_type': fields.StringField(nullable=True),
+        'consumer_count': fields.IntegerField(),
+    }
+
+    @classmethod
+    def get_all_by_resource_provider_uuid(cls, context, uuid):
+        """(provider generation, [Usage]), a Usage per inventory class.
+
+        :raises ResourceProviderNotFound: no such provider.
+        """
+        generation, usages = usage_db.get_by_provider(context, uuid)
+        return generation, [cls._from_values(context, resource_class=rc,
+                                             usage=amount)
+                            for rc, amount in usages.items()]
+
+    @classmethod
+    def get_all_by_project_user(cls, context, project_id, user_id=None):
+        return [cls._from_values(context, resource_class=rc, usage=amount)
+                for rc, amount in usage_db.get_by_project(
+                    context, project_id, user_id).items()]
+
+    @classmethod
+    def get_by_consumer_type(cls, context, project_id, user_id=None,
+                             consumer_type=None):
+        """Usages per consumer type (see the DB function for the filter)."""
+        objs = []
+        for ctype, usages in usage_db.get_by_consumer_type(
+                context, project_id, user_id, consumer_type).items():
+            count = usages.pop('consumer_count', 0)
+            objs.extend(cls._from_values(
+                context, resource_class=rc, usage=amount,
+                consumer_type=ctype, consumer_count=count)
+                for rc, amount in usages.items())
+        return objs

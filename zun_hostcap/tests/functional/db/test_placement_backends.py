@@ -1,0 +1,55 @@
+"""The resource provider model on MariaDB and PostgreSQL.
+
+The unit tests of the model run on SQLite; these run the parts that
+depend on the engine (standard ids stored as they are, writers racing for
+one provider) on the servers of every deployment, failing in CI when one
+is missing.
+"""
+
+from zun_hostcap.tests import base
+from zun_hostcap.tests import fixtures
+from zun_hostcap.tests.functional import base as functional_base
+from zun_hostcap.tests.unit.placement import test_allocations
+from zun_hostcap.tests.unit.placement import test_resource_classes
+
+ConcurrentAllocationsMixin = test_allocations.ConcurrentAllocationsMixin
+LookupTests = test_resource_classes.LookupTests
+ThrowAwayDatabase = test_resource_classes.ThrowAwayDatabase
+MYSQL_ADMIN_URL = test_resource_classes.MYSQL_ADMIN_URL
+POSTGRESQL_ADMIN_URL = test_resource_classes.POSTGRESQL_ADMIN_URL
+
+
+class MariaDBTestCase(LookupTests, base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.database = self.useFixture(
+            ThrowAwayDatabase(self, MYSQL_ADMIN_URL))
+
+
+class PostgreSQLTestCase(LookupTests, base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.database = self.useFixture(
+            ThrowAwayDatabase(self, POSTGRESQL_ADMIN_URL))
+
+
+class MariaDBAllocationsTestCase(ConcurrentAllocationsMixin, base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        functional_base.require_port(self, 'MariaDB', 3306)
+        db = self.useFixture(functional_base.MySQLDatabase())
+        self.useFixture(fixtures.Database(connection=db.url))
+
+
+class PostgreSQLAllocationsTestCase(ConcurrentAllocationsMixin,
+                                    base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        functional_base.require_port(self, 'PostgreSQL', 5432)
+        from zun_hostcap.tests.functional import test_operations
+        db = self.useFixture(test_operations.PostgreSQLDatabase())
+        self.useFixture(fixtures.Database(connection=db.url))

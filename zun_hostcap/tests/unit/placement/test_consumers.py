@@ -1,0 +1,91 @@
+"""Consumers, projects, users and consumer types in the database."""
+
+from oslo_db import exception as db_exc
+from oslo_utils import uuidutils
+import sqlalchemy as sa
+
+from zun_hostcap.common import exception
+from zun_hostcap.db.sqlalchemy.placement import common
+from zun_hostcap.db.sqlalchemy.placement import consumers as consumer_db
+from zun_hostcap import objects
+from zun_hostcap.tests import base
+from zun_hostcap.tests import fixtures
+
+
+@common.writer
+def _ensure(context, *args):
+    return consumer_db.ensure_ids(context, *args)
+
+
+@common.writer
+def _create(context, uuid, project, user, ctype=None):
+    projects, users, types = consumer_db.ensure_ids(
+        context, [project], [user], [ctype] if ctype else [])
+    consumer_db.create(context, [{
+        'uuid': uuid, 'project_id': projects[project],
+        'user_id': users[user], 'generation': 1,
+        'consumer_type_id': types.get(ctype)}])
+
+
+@common.writer
+def _bump(context, uuid, expected):
+    row = consumer_db.consumer_rows(context, [uuid])[uuid]
+    return consumer_db.increment_generation(context, row.id, expected)
+
+
+@common.writer
+def _delete_unused(context, uuids):
+    consumer_db.delete_if_no_allocations(context, uuids)
+
+
+class ConsumersTestCase(base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.database = self.useFixture(fixtures.Database())
+        self.uuid = uuidutils.generate_uuid()
+
+    def test_ensure_ids_makes_missing_once(self):
+        first = _ensure(self.context, ['p1', 'p2'], ['u1'], ['INSTANCE'])
+        self.assertEqual({'p1', 'p2'}, set(first[0]))
+        self.assertEqual({'u1'}, set(first[1]))
+        self.assertEqual({'INSTANCE'}, set(first[2]))
+        writes = self.database.count_writes()
+        self.assertEqual(first, _ensure(self.context, ['p1', 'p2'], ['u1'],
+                                        ['INSTANCE']))
+        self.assertEqual([], writes)
+        self.assertEqual(({}, {}, {}), _ensure(self.context, [], [], []))
+
+    def test_consumer(self):
+        self.assertRaises(exception.ConsumerNotFound,
+                          objects.Consumer.get_by_uuid, self.context,
+                          self.uuid)
+        _create(self.context, self.uuid, 'p', 'u', 'INSTANCE')
+        consumer = objects.Consumer.get_by_uuid(self.context, self.uuid)
+        self.assertEqual(('p', 'u', 1, 'INSTANCE'),
+                         (consumer.project_id, consumer.user_id,
+                          consumer.generation, consumer.consumer_type))
+        self.assertFalse(_bump(self.context, self.uuid, 0))
+        self.assertTrue(_bump(self.context, self.uuid, 1))
+        self.assertEqual(2, objects.Consumer.get_by_uuid(
+            self.context, self.uuid).generation)
+
+    def test_no_type(self):
+        _create(self.context, self.uuid, 'p', 'u')
+        self.assertIsNone(objects.Consumer.get_by_uuid(
+            self.context, self.uuid).consumer_type)
+
+    def test_delete_if_no_allocations(self):
+        _create(self.context, self.uuid, 'p', 'u')
+        _delete_unused(self.context, [self.uuid])
+        self.assertRaises(exception.ConsumerNotFound,
+                          consumer_db.get_by_uuid, self.context, self.uuid)
+
+    def test_duplicate_consumer_is_refused(self):
+        _create(self.context, self.uuid, 'p', 'u')
+        self.assertRaises(db_exc.DBDuplicateEntry, _create, self.context,
+                          self.uuid, 'p', 'u')
+        with self.database.engine.connect() as conn:
+            self.assertEqual(1, conn.execute(
+                sa.select(sa.func.count()).select_from(
+                    consumer_db.CONSUMER)).scalar())
