@@ -8,6 +8,8 @@ From the outside in::
     /healthcheck         oslo.middleware's healthcheck app (with the
                          database plugin), no auth
     cors                 browsers on the allowed origins
+    /placement           the Placement-compatible API, its own stack
+                         (zun_hostcap.api.placement.app)
     error documents      every error a JSON document; the access line
     request sanity       non-UTF-8, empty or private path segments: 4xx
     sizelimit            refuse oversized bodies with 413
@@ -29,6 +31,7 @@ from zun_hostcap.api.controllers import root
 from zun_hostcap.api import errors
 from zun_hostcap.api import hooks
 from zun_hostcap.api import middleware
+from zun_hostcap.api.placement import app as placement_app
 import zun_hostcap.conf
 
 CONF = zun_hostcap.conf.CONF
@@ -81,7 +84,12 @@ def setup_app():
     app = sizelimit.RequestBodySizeLimiter(app, CONF)
     app = middleware.RequestSanity(app)
     app = errors.ErrorDocumentMiddleware(app)
-    app = cors.CORS(app, CONF)
+    # The Placement API has its own authentication, versions and errors.
+    app = placement_app.PathRoute(
+        app, {placement_app.PREFIX: placement_app.setup_app()})
+    if CONF.cors.allowed_origin:
+        # Without origins it would only turn every OPTIONS into a 200.
+        app = cors.CORS(app, CONF)
     app = _HealthcheckRoute(app, healthcheck.Healthcheck(None, CONF))
     app = middleware.RequestLogContext(app)
     app = request_id.RequestId(app)

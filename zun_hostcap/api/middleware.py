@@ -54,23 +54,39 @@ def _utf8(latin1_text):
 
 
 class RequestSanity(object):
-    """Answers requests whose path or query cannot be routed safely."""
+    """Answers requests whose path or query cannot be routed safely.
 
-    def __init__(self, application):
+    ``respond(status, detail, code, request_id)`` builds the error
+    response: Zun's document by default, Placement's under /placement.
+    """
+
+    def __init__(self, application, respond=errors.response):
         self.application = application
+        self.respond = respond
 
     def __call__(self, environ, start_response):
-        resp = self._refusal(environ)
+        resp = self._refusal(environ, self.respond)
         if resp is not None:
             return resp(environ, start_response)
         return self.application(environ, start_response)
 
     @staticmethod
-    def _refusal(environ):
+    def _refusal(environ, respond):
         request_id = environ.get('openstack.request_id')
+        path = environ.get('PATH_INFO', '')
+        # (U+FFFD: bytes the transport could not decode; left to fail.)
+        if not path.isascii() and '\ufffd' not in path:
+            try:
+                path.encode('latin-1')
+            except UnicodeEncodeError:
+                # Text already decoded, not PEP 3333's latin-1 string, as
+                # some in-process test transports hand it over: made
+                # what a server would have passed.
+                environ['PATH_INFO'] = path.encode('utf-8').decode(
+                    'latin-1')
         path = _utf8(environ.get('PATH_INFO', ''))
         if path is None:
-            return errors.response(
+            return respond(
                 400, 'The request path is not valid UTF-8.',
                 errors.BAD_REQUEST, request_id)
         query = _utf8(environ.get('QUERY_STRING', ''))
@@ -81,20 +97,20 @@ class RequestSanity(object):
             except UnicodeDecodeError:
                 query = None
         if query is None:
-            return errors.response(
+            return respond(
                 400, 'The query string is not valid UTF-8, percent-encoded '
                      'or not.', errors.BAD_REQUEST, request_id)
         segments = path.split('/')[1:]
         # A trailing slash names the collection ("/v1/hosts/"); an empty
         # segment anywhere else names nothing.
         if '' in segments[:-1]:
-            return errors.response(
+            return respond(
                 400, 'The request path %s has an empty segment.' % path,
                 errors.BAD_REQUEST, request_id)
         # pecan looks segments up as attributes of its controllers; none
         # of ours, and no host name, starts with an underscore.
         if any(segment.startswith('_') for segment in segments):
-            return errors.response(
+            return respond(
                 404, 'The resource could not be found.', errors.NOT_FOUND,
                 request_id)
         return None

@@ -13,6 +13,9 @@ A schema object that appears in several places (a host, a link, the
 error document) is one component, and the document refers to it with
 ``$ref`` wherever the schemas share that dict.
 
+The routes of the Placement-compatible API under ``/placement`` are
+built the same way by ``zun_hostcap.api.openapi_placement``.
+
 GET /openapi.json serves :func:`document_text`; ``doc/api/openapi.json``
 is the same text, kept current by a unit test
 (``ZUN_HOSTCAP_TEST_REGENERATE_SAMPLES=1`` rewrites it).
@@ -23,6 +26,7 @@ import functools
 import json
 
 from zun_hostcap.api import microversion
+from zun_hostcap.api import openapi_placement
 from zun_hostcap.api.schemas import common
 from zun_hostcap.api.schemas import errors
 from zun_hostcap.api.schemas import healthcheck
@@ -399,34 +403,48 @@ def _version_parameter(minimum, required, description):
                        'enum': _version_values(minimum)}}
 
 
+def schema_components():
+    """(name, schema) of every schema component, in document order."""
+    return (list(SCHEMA_COMPONENTS) +
+            list(openapi_placement.SCHEMA_COMPONENTS) +
+            openapi_placement.request_schema_components())
+
+
 def _components():
-    refs = _Refs(SCHEMA_COMPONENTS)
+    components = schema_components()
+    refs = _Refs(components)
+    responses = {name: _error_response(status, description)
+                 for name, status, description in
+                 ERROR_RESPONSES + OTHER_ERROR_RESPONSES}
+    responses.update(openapi_placement.response_components())
+    headers = _component_headers()
+    headers.update(openapi_placement.header_components())
+    parameters = {
+        'OpenStackAPIVersion': _version_parameter(
+            microversion.MIN_VERSION, False,
+            'The microversion; without it, %s. A header naming only '
+            'other services is no version for this one.'
+            % str(microversion.MIN_VERSION)),
+        'OpenStackAPIVersion_v1_4': _version_parameter(
+            microversion.HOSTS, True,
+            'The microversion, %s or later: without it a request is '
+            'for %s, which has no hosts (406).'
+            % (microversion.HOSTS, microversion.MIN_VERSION)),
+        'host_ident': {
+            'name': 'host_ident',
+            'in': 'path',
+            'required': True,
+            'description': hosts.HOST_IDENT_v1_4['description'],
+            'schema': copy.deepcopy(hosts.HOST_IDENT_v1_4),
+        },
+    }
+    parameters.update(openapi_placement.parameter_components())
     return {
         'schemas': {name: refs.copy(schema, inside=schema)
-                    for name, schema in SCHEMA_COMPONENTS},
-        'responses': {name: _error_response(status, description)
-                      for name, status, description in
-                      ERROR_RESPONSES + OTHER_ERROR_RESPONSES},
-        'headers': _component_headers(),
-        'parameters': {
-            'OpenStackAPIVersion': _version_parameter(
-                microversion.MIN_VERSION, False,
-                'The microversion; without it, %s. A header naming only '
-                'other services is no version for this one.'
-                % str(microversion.MIN_VERSION)),
-            'OpenStackAPIVersion_v1_4': _version_parameter(
-                microversion.HOSTS, True,
-                'The microversion, %s or later: without it a request is '
-                'for %s, which has no hosts (406).'
-                % (microversion.HOSTS, microversion.MIN_VERSION)),
-            'host_ident': {
-                'name': 'host_ident',
-                'in': 'path',
-                'required': True,
-                'description': hosts.HOST_IDENT_v1_4['description'],
-                'schema': copy.deepcopy(hosts.HOST_IDENT_v1_4),
-            },
-        },
+                    for name, schema in components},
+        'responses': responses,
+        'headers': headers,
+        'parameters': parameters,
         'securitySchemes': {
             SECURITY_SCHEME: {
                 'type': 'apiKey',
@@ -438,6 +456,13 @@ def _components():
             },
         },
     }
+
+
+def _all_paths():
+    paths = _paths()
+    refs = _Refs(schema_components())
+    paths.update(refs.copy(openapi_placement.paths()))
+    return paths
 
 
 def document():
@@ -453,7 +478,8 @@ def document():
                 'min': microversion.MIN_VERSION,
                 'max': microversion.MAX_VERSION,
                 'hosts': microversion.HOSTS,
-                'pinning': microversion.HOST_CPU_PINNING},
+                'pinning': microversion.HOST_CPU_PINNING} +
+            openapi_placement.description(),
             'license': {'name': 'Apache 2.0', 'identifier': 'Apache-2.0'},
             # The document changes with the microversions it describes.
             'version': str(microversion.MAX_VERSION),
@@ -466,9 +492,9 @@ def document():
              'description': 'The zun-hostcap services.'},
             {'name': 'health',
              'description': 'oslo.middleware\'s health check.'},
-        ],
+        ] + [dict(tag) for tag in openapi_placement.TAGS],
         'security': [{SECURITY_SCHEME: []}],
-        'paths': _paths(),
+        'paths': _all_paths(),
         'components': _components(),
     }
 

@@ -23,6 +23,8 @@ def get_enforcer():
     with _ENFORCER_LOCK:
         if _ENFORCER is None:
             enforcer = policy.Enforcer(CONF)
+            # Placement's deprecated defaults would each warn at load.
+            enforcer.suppress_default_change_warnings = True
             enforcer.register_defaults(policies.list_rules())
             _ENFORCER = enforcer
         return _ENFORCER

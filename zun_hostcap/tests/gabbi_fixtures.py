@@ -9,6 +9,8 @@ the same files against a live zun-hostcap-api (see
 import datetime
 import os
 
+from oslo_utils import uuidutils
+
 from gabbi import fixture as gabbi_fixture
 from keystonemiddleware import auth_token
 from keystonemiddleware import fixture as ksm_fixture
@@ -117,12 +119,23 @@ def populate(ctx):
 class APIFixture(gabbi_fixture.GabbiFixture):
     """noauth2, a fresh SQLite database and the data of ``populate``."""
 
+    # The configuration: CONFIG, with these groups' options on top.
+    config_overrides = {}
+
+    @classmethod
+    def config(cls):
+        sections = {group: dict(options)
+                    for group, options in CONFIG.items()}
+        for group, options in cls.config_overrides.items():
+            sections.setdefault(group, {}).update(options)
+        return sections
+
     def start_fixture(self):
         self.conf_fixture = config_fixture.Config(CONF)
         self.conf_fixture.setUp()
         # No config file of the machine running the tests is read.
         self.conf_fixture.conf([], default_config_files=[])
-        for group, options in CONFIG.items():
+        for group, options in self.config().items():
             for name, value in options.items():
                 self.conf_fixture.config(group=group, **{name: value})
         objects.register_all()
@@ -135,6 +148,40 @@ class APIFixture(gabbi_fixture.GabbiFixture):
         self.database.cleanUp()
         policy.reset()
         self.conf_fixture.cleanUp()
+
+
+# What the Placement YAML files (tests/gabbits/placement) may name as
+# $ENVIRON[...]: fresh values for every file.
+PLACEMENT_ENVIRON_UUIDS = (
+    'RP_UUID', 'ALT_RP_UUID', 'PARENT_PROVIDER_UUID', 'CHILD_RP_UUID',
+    'CONSUMER_UUID', 'ALT_CONSUMER_UUID', 'CONSUMER_0', 'CONSUMER_1',
+    'AGGA_UUID', 'AGGB_UUID', 'AGGC_UUID', 'PROJECT_ID', 'ALT_PROJECT_ID',
+    'USER_ID', 'ALT_USER_ID', 'INSTANCE_UUID', 'MIGRATION_UUID')
+
+
+def placement_environ():
+    """Set the $ENVIRON values of the Placement YAML files."""
+    for name in PLACEMENT_ENVIRON_UUIDS:
+        os.environ[name] = uuidutils.generate_uuid()
+    os.environ['RP_NAME'] = 'rp-' + os.environ['RP_UUID'][:8]
+    os.environ['ALT_RP_NAME'] = 'rp-' + os.environ['ALT_RP_UUID'][:8]
+    os.environ['CUSTOM_RES_CLASS'] = 'CUSTOM_IRON_NFV'
+
+
+class PlacementFixture(APIFixture):
+    """An empty resource provider model, noauth2, fresh $ENVIRON values.
+
+    The Placement YAML files create what they test through the API; the
+    hosts of ``populate`` are there too, and do no harm.
+    """
+
+    # Placement's documents (POST /allocations of several consumers) are
+    # larger than the small limit the Zun tests cross.
+    config_overrides = {'oslo_middleware': {'max_request_body_size': 114688}}
+
+    def start_fixture(self):
+        placement_environ()
+        super().start_fixture()
 
 
 def use(test, fixture_class=APIFixture):

@@ -27,8 +27,8 @@ _application = None
 _lock = threading.Lock()
 
 
-def init_application():
-    """Parse and check the configuration and build the application.
+def prepare():
+    """Parse and check the configuration, and set logging up.
 
     :raises SystemExit: a misconfiguration, in one line per mistake.
     """
@@ -40,6 +40,14 @@ def init_application():
         auth.check_configuration()
     except config_check.StartupError as err:
         raise SystemExit('zun-hostcap-api: %s' % err)
+
+
+def init_application():
+    """The whole API, from the checked configuration.
+
+    :raises SystemExit: a misconfiguration, in one line per mistake.
+    """
+    prepare()
     return app.setup_app()
 
 

@@ -3,17 +3,20 @@
 The API's own OpenAPI document drives schemathesis (its CLI, in this
 Python): valid requests and invalid ones (``--mode all``) for every
 operation, then sequences that follow the document's links (list hosts,
-then show the first). The run is bounded in examples per operation and
-in time; it must find no 5xx and no answer that differs from the
-document in status, content type, headers or body.
+then show the first; create a Placement provider, resource class, trait
+or allocation, then what uses it). The run is bounded in examples per
+operation and in time; it must find no 5xx and no answer that differs
+from the document in status, content type, headers or body.
 
 The figures of the run (requests, answers by status class, test cases by
 generation mode, checks, 5xx with the server's traceback) are attached
 to the test as details and printed. Knobs, for a longer run by hand::
 
-    ZUN_HOSTCAP_TEST_FUZZ_SECONDS   time budget of the run (default 45)
+    ZUN_HOSTCAP_TEST_FUZZ_SECONDS   time budget of the run (default 90)
     ZUN_HOSTCAP_TEST_FUZZ_EXAMPLES  examples per operation and cycle (25)
     ZUN_HOSTCAP_TEST_FUZZ_SEED      replay a run's seed (default random)
+    ZUN_HOSTCAP_TEST_FUZZ_REPORTS   a directory to keep the reports and
+                                    the output of schemathesis in
 """
 
 import collections
@@ -21,6 +24,7 @@ import json
 import os
 import random
 import re
+import shutil
 import subprocess
 import sys
 import urllib.error
@@ -32,13 +36,18 @@ from oslotest import base
 from testtools import content as testtools_content
 
 from zun_hostcap.api import openapi
+from zun_hostcap.api import openapi_placement
 from zun_hostcap.tests.functional import base as functional_base
 
 # noauth2's administrator.
 ADMIN_TOKEN = 'admin'
-FUZZ_SECONDS = int(os.environ.get('ZUN_HOSTCAP_TEST_FUZZ_SECONDS', 45))
+FUZZ_SECONDS = int(os.environ.get('ZUN_HOSTCAP_TEST_FUZZ_SECONDS', 90))
 FUZZ_EXAMPLES = int(os.environ.get('ZUN_HOSTCAP_TEST_FUZZ_EXAMPLES', 25))
-WORKERS = 2
+# One worker: hypothesis describes its filters by parsing their source with
+# ast.parse, and on Python 3.11 two threads doing that at once can fail
+# with "SystemError: AST constructor recursion depth mismatch", a runtime
+# error of the fuzzer, not of the API (seen in CI with seed 717886661).
+WORKERS = 1
 
 # What every answer is checked for: no server error, and the document's
 # status codes, content types, headers (required ones there) and body
@@ -55,6 +64,23 @@ CHECKS = (
 )
 
 _ERROR_LOG_RE = re.compile(r'^\S+ \S+ \d+ ERROR ')
+
+# The Placement operations a fuzzer gets a 2xx from without building
+# state first. The others need what it seldom builds (the provider's
+# current generation, inventories of known classes, allocations within
+# them): they answer mostly 4xx here, and their success answers are
+# checked against the document in-process, route by route, by
+# zun_hostcap.tests.unit.api.test_openapi.TestPlacementConformance.
+PLACEMENT_STATELESS = frozenset([
+    ('get', '/placement'),
+    ('get', '/placement/resource_classes'),
+    ('post', '/placement/resource_classes'),
+    ('get', '/placement/resource_providers'),
+    ('post', '/placement/resource_providers'),
+    ('get', '/placement/allocations/{consumer_uuid}'),
+    ('get', '/placement/traits'),
+    ('get', '/placement/usages'),
+])
 
 
 def _status_class(status):
@@ -229,6 +255,14 @@ class TestSchemathesis(base.BaseTestCase):
                               text=True, timeout=FUZZ_SECONDS + 120)
         self.addDetail('schemathesis-output', testtools_content.text_content(
             proc.stdout + proc.stderr))
+        keep = os.environ.get('ZUN_HOSTCAP_TEST_FUZZ_REPORTS')
+        if keep:
+            os.makedirs(keep, exist_ok=True)
+            for report in (json_report, ndjson_report):
+                if os.path.exists(report):
+                    shutil.copy(report, keep)
+            with open(os.path.join(keep, 'schemathesis.out'), 'w') as f:
+                f.write(proc.stdout + proc.stderr)
         return proc, json_report, ndjson_report
 
     def test_no_5xx_and_every_answer_as_documented(self):
@@ -274,6 +308,9 @@ class TestSchemathesis(base.BaseTestCase):
         for path, item in document['paths'].items():
             for method in item:
                 if path == '/openapi.json':
+                    continue
+                if (path.startswith(openapi_placement.PREFIX) and
+                        (method, path) not in PLACEMENT_STATELESS):
                     continue
                 classes = run.by_operation[(method.upper(), path)]
                 self.assertGreater(classes['2xx'], 0,

@@ -25,6 +25,42 @@ GENERATOR_CONF = os.path.join(
 # The API's rules, by the names Zun gives them.
 API_RULES = ('host:get_all', 'host:get', 'zun-service:get_all')
 
+# The rules of /placement, by Placement's names (all of Placement's but
+# those of /allocation_candidates and /reshaper, which are not served).
+PLACEMENT_API_RULES = (
+    'placement:resource_providers:list',
+    'placement:resource_providers:create',
+    'placement:resource_providers:show',
+    'placement:resource_providers:update',
+    'placement:resource_providers:delete',
+    'placement:resource_classes:list',
+    'placement:resource_classes:create',
+    'placement:resource_classes:show',
+    'placement:resource_classes:update',
+    'placement:resource_classes:delete',
+    'placement:resource_providers:inventories:list',
+    'placement:resource_providers:inventories:create',
+    'placement:resource_providers:inventories:show',
+    'placement:resource_providers:inventories:update',
+    'placement:resource_providers:inventories:delete',
+    'placement:resource_providers:aggregates:list',
+    'placement:resource_providers:aggregates:update',
+    'placement:resource_providers:usages',
+    'placement:usages',
+    'placement:traits:list',
+    'placement:traits:show',
+    'placement:traits:update',
+    'placement:traits:delete',
+    'placement:resource_providers:traits:list',
+    'placement:resource_providers:traits:update',
+    'placement:resource_providers:traits:delete',
+    'placement:allocations:list',
+    'placement:allocations:manage',
+    'placement:allocations:update',
+    'placement:allocations:delete',
+    'placement:resource_providers:allocations:list',
+)
+
 
 def _context(*roles):
     return context.RequestContext(user_id='user', project_id='project',
@@ -65,7 +101,7 @@ class TestRulesInCode(PolicyTestCase):
 
     def test_api_rules_name_their_operations(self):
         rules = {rule.name: rule for rule in policies.list_rules()}
-        self.assertEqual(sorted(API_RULES),
+        self.assertEqual(sorted(API_RULES + PLACEMENT_API_RULES),
                          sorted(name for name in rules if ':' in name))
         for name in API_RULES:
             rule = rules[name]
@@ -75,6 +111,25 @@ class TestRulesInCode(PolicyTestCase):
                 self.assertEqual('GET', operation['method'])
                 self.assertTrue(operation['path'].startswith('/v1/'),
                                 operation)
+        # Placement's paths are relative to its endpoint (/placement).
+        for name in PLACEMENT_API_RULES:
+            rule = rules[name]
+            self.assertIsInstance(rule, oslo_policy.DocumentedRuleDefault)
+            self.assertTrue(rule.operations, name)
+            for operation in rule.operations:
+                self.assertIn(operation['method'],
+                              ('GET', 'POST', 'PUT', 'DELETE'))
+                self.assertRegex(operation['path'],
+                                 '^/(resource_providers|resource_classes|'
+                                 'traits|allocations|usages)')
+
+    def test_no_operation_has_two_rules(self):
+        seen = {}
+        for rule in policies.list_rules():
+            for operation in getattr(rule, 'operations', []):
+                key = (operation['method'], operation['path'])
+                self.assertNotIn(key, seen, rule.name)
+                seen[key] = rule.name
 
     def test_the_enforcer_is_made_once(self):
         self.assertIs(policy.get_enforcer(), policy.get_enforcer())
@@ -92,7 +147,7 @@ class TestAuthorize(PolicyTestCase):
 
     def test_admin_is_allowed(self):
         admin = _context('admin')
-        for rule in API_RULES:
+        for rule in API_RULES + PLACEMENT_API_RULES:
             policy.authorize(admin, rule)
         self.assertTrue(policy.check_is_admin(admin))
 
@@ -101,6 +156,15 @@ class TestAuthorize(PolicyTestCase):
         for rule in API_RULES:
             self.assertRaises(oslo_policy.PolicyNotAuthorized,
                               policy.authorize, member, rule)
+        # In Placement, only a project's total usage is a member's to see.
+        for rule in PLACEMENT_API_RULES:
+            if rule != 'placement:usages':
+                self.assertRaises(oslo_policy.PolicyNotAuthorized,
+                                  policy.authorize, member, rule)
+        self.assertRaises(oslo_policy.PolicyNotAuthorized,
+                          policy.authorize, member, 'placement:usages',
+                          {'project_id': 'another-project'})
+        policy.authorize(member, 'placement:usages')
         self.assertFalse(policy.check_is_admin(member))
 
     def test_the_admin_flag_alone_is_no_admin_role(self):

@@ -44,8 +44,7 @@ class APIFixture(gabbi_fixtures.APIFixture):
     def start_fixture(self):
         super().start_fixture()
         self.tmp = tempfile.mkdtemp(prefix='zun-hostcap-api-')
-        sections = {section: dict(options) for section, options in
-                    gabbi_fixtures.CONFIG.items()}
+        sections = self.config()
         sections['DEFAULT'] = {'state_path': self.tmp, 'debug': 'true'}
         sections['api'].update(host=HOST, port=PORT, workers=API_WORKERS)
         sections['database'] = {'connection': self.database.connection}
@@ -67,3 +66,13 @@ class APIFixture(gabbi_fixtures.APIFixture):
         self.api.cleanUp()
         shutil.rmtree(self.tmp, ignore_errors=True)
         super().stop_fixture()
+
+
+class PlacementFixture(APIFixture):
+    """The Placement YAML files' fixture, against the live process."""
+
+    config_overrides = gabbi_fixtures.PlacementFixture.config_overrides
+
+    def start_fixture(self):
+        gabbi_fixtures.placement_environ()
+        super().start_fixture()

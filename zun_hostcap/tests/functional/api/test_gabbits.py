@@ -12,11 +12,19 @@ from zun_hostcap.tests.functional.api import live_fixtures
 
 HERE = os.path.dirname(__file__)
 SHARED_GABBITS = os.path.join(HERE, '..', '..', 'gabbits')
+PLACEMENT_GABBITS = os.path.join(SHARED_GABBITS, 'placement')
 
 
 def load_tests(loader, tests, pattern):
-    return driver.build_tests(SHARED_GABBITS, loader,
-                              host=live_fixtures.HOST,
-                              port=live_fixtures.PORT,
-                              fixture_module=live_fixtures,
-                              test_loader_name=__name__)
+    suite = driver.build_tests(SHARED_GABBITS, loader,
+                               host=live_fixtures.HOST,
+                               port=live_fixtures.PORT,
+                               fixture_module=live_fixtures,
+                               test_loader_name=__name__)
+    suite.addTests(driver.build_tests(PLACEMENT_GABBITS, loader,
+                                      host=live_fixtures.HOST,
+                                      port=live_fixtures.PORT,
+                                      prefix='/placement',
+                                      fixture_module=live_fixtures,
+                                      test_loader_name=__name__))
+    return suite

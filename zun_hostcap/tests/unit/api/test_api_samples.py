@@ -55,7 +55,7 @@ _TIMESTAMP_RE = re.compile(
 
 _HOST_REF_RE = re.compile(r'\{uuid of ([^}]+)\}')
 _INCLUDE_RE = re.compile(
-    r'literalinclude:: (?:\.\./)+(?:doc/)?api_samples/(\S+)')
+    r'literalinclude:: (?:\.\./)+(?:doc/)?api_samples/([^/\s]+)$', re.M)
 
 
 def sample_uuid(hostname):

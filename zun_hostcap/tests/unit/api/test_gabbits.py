@@ -9,6 +9,8 @@ from zun_hostcap.tests import gabbi_fixtures
 HERE = os.path.dirname(__file__)
 # Shared with the functional tests, which run them against a live server.
 SHARED_GABBITS = os.path.join(HERE, '..', '..', 'gabbits')
+# The Placement API's, whose paths are under /placement.
+PLACEMENT_GABBITS = os.path.join(SHARED_GABBITS, 'placement')
 # Need keystonemiddleware's fixture, so in-process only.
 UNIT_GABBITS = os.path.join(HERE, 'gabbits')
 
@@ -19,6 +21,11 @@ def load_tests(loader, tests, pattern):
                                fixture_module=gabbi_fixtures,
                                test_loader_name=__name__)
     suite.addTests(driver.build_tests(UNIT_GABBITS, loader, host=None,
+                                      intercept=gabbi_fixtures.setup_app,
+                                      fixture_module=gabbi_fixtures,
+                                      test_loader_name=__name__))
+    suite.addTests(driver.build_tests(PLACEMENT_GABBITS, loader, host=None,
+                                      prefix='/placement',
                                       intercept=gabbi_fixtures.setup_app,
                                       fixture_module=gabbi_fixtures,
                                       test_loader_name=__name__))

@@ -24,7 +24,17 @@ import webob
 
 from zun_hostcap.api import app
 from zun_hostcap.api import openapi
+from zun_hostcap.api import openapi_placement
+from zun_hostcap.api.placement import microversion as placement_version
 from zun_hostcap.api.schemas import hosts as host_schemas
+from zun_hostcap.api.schemas.placement import aggregates as pl_aggregates
+from zun_hostcap.api.schemas.placement import allocations as pl_allocations
+from zun_hostcap.api.schemas.placement import inventories as pl_inventories
+from zun_hostcap.api.schemas.placement import resource_classes as pl_classes
+from zun_hostcap.api.schemas.placement import resource_providers as pl_rps
+from zun_hostcap.api.schemas.placement import responses as pl_responses
+from zun_hostcap.api.schemas.placement import traits as pl_traits
+from zun_hostcap.api.schemas.placement import usages as pl_usages
 from zun_hostcap.api.schemas import services as service_schemas
 from zun_hostcap.common import context
 from zun_hostcap.common import exception
@@ -289,7 +299,182 @@ class TestDocument(base.BaseTestCase):
                   if operation.get('security') == []}
         self.assertEqual({('/', 'get'), ('/v1', 'get'),
                           ('/openapi.json', 'get'), ('/healthcheck', 'get'),
-                          ('/healthcheck', 'head')}, public)
+                          ('/healthcheck', 'head'),
+                          ('/placement', 'get')}, public)
+
+
+_PLACEMENT_MODULES = {
+    'aggregates': pl_aggregates, 'allocations': pl_allocations,
+    'inventories': pl_inventories, 'resource_classes': pl_classes,
+    'resource_providers': pl_rps, 'traits': pl_traits, 'usages': pl_usages,
+}
+
+
+def _versions_of(module, base):
+    """{minor: constant} of ``base`` and ``base_v1_N`` in ``module``."""
+    found = {}
+    for name in dir(module):
+        match = re.match(r'^%s(?:_[vV]1_([0-9]+))?$' % re.escape(base), name)
+        if match and isinstance(getattr(module, name), dict):
+            found[int(match.group(1) or 0)] = getattr(module, name)
+    return found
+
+
+def _inline(node, schemas):
+    """``node`` with each $ref to a schema component replaced by it."""
+    if isinstance(node, dict):
+        ref = node.get('$ref', '')
+        if ref.startswith('#/components/schemas/'):
+            return _inline(schemas[ref.rsplit('/', 1)[1]], schemas)
+        return {key: _inline(value, schemas) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_inline(value, schemas) for value in node]
+    return node
+
+
+class TestPlacementDocument(base.BaseTestCase):
+    """The /placement part: from Placement's schemas and versions."""
+
+    def setUp(self):
+        super().setUp()
+        self.document = openapi.document()
+        self.operations = {
+            (method, path): operation
+            for path, item in self.document['paths'].items()
+            if path.startswith(openapi_placement.PREFIX)
+            for method, operation in item.items()}
+
+    def test_every_placement_route_is_there(self):
+        # Placement's routes but /allocation_candidates and /reshaper.
+        self.assertEqual(34, len(self.operations))
+        self.assertEqual(set(openapi_placement.operation_minimums()),
+                         set(self.operations))
+        self.assertNotIn('/placement/allocation_candidates',
+                         self.document['paths'])
+
+    def test_every_schema_the_api_validates_with_is_found(self):
+        self.assertEqual([], openapi_placement.missing_schemas())
+
+    def test_request_bodies_are_the_newest_validated_schemas(self):
+        schemas = self.document['components']['schemas']
+        for name, module, constant in openapi_placement.REQUEST_SCHEMAS:
+            versions = _versions_of(_PLACEMENT_MODULES[module], constant)
+            self.assertTrue(versions, constant)
+            self.assertEqual(
+                json.loads(json.dumps(versions[max(versions)])),
+                _inline(schemas[name], schemas), name)
+        bodies = {operation['operationId']:
+                  operation['requestBody']['content']['application/json']
+                  ['schema']['$ref'].rsplit('/', 1)[1]
+                  for operation in self.operations.values()
+                  if 'requestBody' in operation}
+        self.assertEqual('SetAllocationsRequest', bodies['setAllocations'])
+        self.assertEqual('SetInventoriesRequest', bodies['setInventories'])
+        self.assertEqual(11, len(bodies))
+
+    def test_query_parameters_are_the_validated_schemas(self):
+        for operation_id, module, constant in openapi_placement.QUERY_SCHEMAS:
+            versions = _versions_of(_PLACEMENT_MODULES[module], constant)
+            schema = versions[max(versions)]
+            operation = next(op for op in self.operations.values()
+                             if op['operationId'] == operation_id)
+            parameters = {p['name']: p for p in operation['parameters']
+                          if p.get('in') == 'query'}
+            self.assertEqual(schema['properties'],
+                             {name: p['schema']
+                              for name, p in parameters.items()},
+                             operation_id)
+            self.assertEqual(set(schema.get('required', ())),
+                             {name for name, p in parameters.items()
+                              if p['required']}, operation_id)
+
+    def test_microversion_header_from_the_route_s_version(self):
+        params = self.document['components']['parameters']
+        every = params['PlacementAPIVersion_v1_0']
+        self.assertEqual('openstack-api-version', every['name'].lower())
+        self.assertFalse(every['required'])
+        self.assertEqual(['placement 1.0', 'placement 1.1'],
+                         every['schema']['enum'][:2])
+        self.assertEqual(['placement %s' % str(placement_version.MAX_VERSION),
+                          'placement latest'],
+                         every['schema']['enum'][-2:])
+        minimums = openapi_placement.operation_minimums()
+        for key, operation in self.operations.items():
+            minimum = minimums[key]
+            ref = operation['parameters'][0]['$ref']
+            parameter = params[ref.rsplit('/', 1)[1]]
+            self.assertFalse(parameter['required'], key)
+            self.assertEqual('placement 1.%d' % minimum[1],
+                             parameter['schema']['enum'][0], key)
+            # Below the route's version: 404 (405 for one method).
+            if minimum > (1, 0):
+                self.assertTrue({'404', '405'} & set(operation['responses']),
+                                key)
+
+    def test_statuses(self):
+        def statuses(method, path):
+            return sorted(self.operations[(method, '/placement' + path)]
+                          ['responses'])
+        self.assertEqual(['200', '400', '406'], statuses('get', ''))
+        self.assertEqual(['200', '201', '400', '401', '403', '406', '409',
+                          '415', '503'],
+                         statuses('post', '/resource_providers'))
+        self.assertEqual(['200', '201', '204', '400', '401', '403', '404',
+                          '406', '409', '415', '503'],
+                         statuses('put', '/resource_classes/{name}'))
+        self.assertEqual(['204', '400', '401', '403', '404', '405', '406',
+                          '409', '503'],
+                         statuses('delete',
+                                  '/resource_providers/{uuid}/inventories'))
+        for key, operation in self.operations.items():
+            if key != ('get', '/placement'):
+                self.assertIn('401', operation['responses'], key)
+                self.assertIn('403', operation['responses'], key)
+            if 'requestBody' in operation:
+                self.assertIn('415', operation['responses'], key)
+                self.assertIn('409', operation['responses'], key)
+
+    def test_error_document_is_placement_s(self):
+        error = self.document['components']['schemas']['PlacementError']
+        self.assertEqual(['status', 'title', 'detail', 'request_id'],
+                         error['required'])
+        validator = jsonschema.Draft202012Validator(
+            pl_responses.ERROR_DOCUMENT)
+        # Before 1.23 without code, from 1.23 with one.
+        entry = {'status': 404, 'title': 'Not Found', 'detail': 'No.',
+                 'request_id': 'req-%s' % '8e3c5f1a-6a3e-4f5e-9c3d-'
+                                          '0d7f0b3e2a11'}
+        validator.validate({'errors': [entry]})
+        validator.validate({'errors': [dict(
+            entry, code='placement.resource_provider.not_found')]})
+        self.assertFalse(validator.is_valid({'errors': [dict(
+            entry, code='container.not_found')]}))
+
+    def test_response_schemas_take_each_version(self):
+        provider = {'uuid': '8e3c5f1a-6a3e-4f5e-9c3d-0d7f0b3e2a11',
+                    'name': 'rp', 'generation': 0,
+                    'links': [{'rel': 'self', 'href': '/placement/rp'},
+                              {'rel': 'inventories', 'href': '/i'},
+                              {'rel': 'usages', 'href': '/u'}]}
+        for schema, body in (
+                (pl_responses.RESOURCE_PROVIDER, provider),
+                (pl_responses.RESOURCE_PROVIDER, dict(
+                    provider, parent_provider_uuid=None,
+                    root_provider_uuid=provider['uuid'])),
+                (pl_responses.PROVIDER_AGGREGATES, {'aggregates': []}),
+                (pl_responses.PROVIDER_AGGREGATES, {
+                    'aggregates': [], 'resource_provider_generation': 1}),
+                (pl_responses.USAGES, {'usages': {'VCPU': 1}}),
+                (pl_responses.USAGES, {'usages': {'INSTANCE': {
+                    'consumer_count': 1, 'VCPU': 1}}}),
+                (pl_responses.CONSUMER_ALLOCATIONS, {'allocations': {}}),
+                (pl_responses.CONSUMER_ALLOCATIONS, {
+                    'allocations': {provider['uuid']: {
+                        'generation': 1, 'resources': {'VCPU': 1}}},
+                    'project_id': 'p', 'user_id': 'u',
+                    'consumer_generation': 1, 'consumer_type': 'INSTANCE'})):
+            jsonschema.Draft202012Validator(
+                schema, format_checker=_FORMAT_CHECKER).validate(body)
 
 
 class TestCommittedDocument(base.BaseTestCase):
@@ -376,6 +561,9 @@ class TestConformance(_APITestCase):
 
     def test_every_route_answers_as_documented(self):
         for template, item in self.conformance.document['paths'].items():
+            if template.startswith(openapi_placement.PREFIX):
+                # TestPlacementConformance: they need what they show.
+                continue
             for method in item:
                 if method not in _METHODS:
                     continue
@@ -476,3 +664,190 @@ class TestConformance(_APITestCase):
         resp = self.request('/v1/hosts')
         self.assertEqual(503, resp.status_int)
         self.assertConforms('/v1/hosts', resp)
+
+
+class TestPlacementConformance(_APITestCase):
+    """Every Placement route, at the newest and older versions, conforms.
+
+    Each answer of a walk through the model (resource classes, a
+    provider, its inventories, aggregates and traits, allocations,
+    usages; then each deleted) is checked against the document.
+    """
+
+    RP = '8e3c5f1a-6a3e-4f5e-9c3d-0d7f0b3e2a11'
+    CHILD = '5b2d7e9c-1f4a-4c8e-9a6b-3d2e1f0a9b8c'
+    CONSUMER = '0c7d6e5f-4a3b-4c2d-8e1f-9a8b7c6d5e4f'
+    OTHER_CONSUMER = '1d2e3f4a-5b6c-4d7e-8f9a-0b1c2d3e4f5a'
+    AGGREGATE = '2e3f4a5b-6c7d-4e8f-9a0b-1c2d3e4f5a6b'
+
+    def place(self, path, method='GET', body=None, version='latest',
+              token='admin', status=None, **headers):
+        """An answer of /placement``path``, checked against the document."""
+        if token is not None:
+            headers['X-Auth-Token'] = token
+        if version is not None:
+            headers['OpenStack-API-Version'] = 'placement %s' % version
+        req = webob.Request.blank(openapi_placement.PREFIX + path,
+                                  method=method, headers=headers)
+        if body is not None:
+            req.content_type = headers.get('Content-Type',
+                                           'application/json')
+            req.body = (body if isinstance(body, bytes)
+                        else json.dumps(body).encode())
+        resp = req.get_response(self.app)
+        if status is not None:
+            self.assertEqual(status, resp.status_int, '%s %s: %s' % (
+                method, path, resp.text))
+        self.conformance.check_response(method, req.path, resp)
+        return resp
+
+    def generation(self, uuid=None):
+        return self.place('/resource_providers/%s' % (uuid or self.RP),
+                          status=200).json['generation']
+
+    def test_a_walk_through_every_route(self):
+        rp = '/resource_providers/' + self.RP
+        self.place('', token=None, status=200)
+        self.place('/resource_classes', status=200)
+        self.place('/resource_classes', 'POST', {'name': 'CUSTOM_GOLD'},
+                   status=201)
+        self.place('/resource_classes/CUSTOM_GOLD', status=200)
+        self.place('/resource_classes/CUSTOM_SILVER', 'PUT', status=201)
+        self.place('/resource_classes/CUSTOM_SILVER', 'PUT', status=204)
+        # 1.2-1.6: PUT renames.
+        self.place('/resource_classes/CUSTOM_SILVER', 'PUT',
+                   {'name': 'CUSTOM_BRONZE'}, version='1.6', status=200)
+
+        self.place('/resource_providers', 'POST',
+                   {'name': 'rp', 'uuid': self.RP}, status=200)
+        self.place('/resource_providers', 'POST',
+                   {'name': 'child', 'uuid': self.CHILD,
+                    'parent_provider_uuid': self.RP}, version='1.14',
+                   status=201)
+        self.place('/resource_providers', 'POST', {'name': 'old'},
+                   version='1.0', status=201)
+        for version in ('1.0', '1.14', 'latest'):
+            self.place('/resource_providers', version=version, status=200)
+            self.place(rp, version=version, status=200)
+        self.place(rp, 'PUT', {'name': 'rp2'}, status=200)
+
+        self.place(rp + '/inventories', 'PUT', {
+            'resource_provider_generation': self.generation(),
+            'inventories': {'VCPU': {'total': 8},
+                            'MEMORY_MB': {'total': 4096}}}, status=200)
+        self.place(rp + '/inventories', 'POST', {
+            'resource_class': 'CUSTOM_GOLD', 'total': 4}, status=201)
+        self.place(rp + '/inventories', status=200)
+        self.place(rp + '/inventories/VCPU', status=200)
+        self.place(rp + '/inventories/VCPU', 'PUT', {
+            'resource_provider_generation': self.generation(),
+            'total': 16}, status=200)
+
+        self.place(rp + '/aggregates', version='1.1', status=200)
+        self.place(rp + '/aggregates', 'PUT', [self.AGGREGATE],
+                   version='1.1', status=200)
+        self.place(rp + '/aggregates', 'PUT', {
+            'aggregates': [self.AGGREGATE],
+            'resource_provider_generation': self.generation()},
+            status=200)
+        self.place(rp + '/aggregates', status=200)
+
+        self.place('/traits/CUSTOM_FAST', 'PUT', status=201)
+        self.place('/traits/CUSTOM_FAST', 'PUT', status=204)
+        self.place('/traits/CUSTOM_FAST', status=204)
+        self.place('/traits?name=startswith:CUSTOM_', status=200)
+        self.place(rp + '/traits', 'PUT', {
+            'traits': ['CUSTOM_FAST'],
+            'resource_provider_generation': self.generation()},
+            status=200)
+        self.place(rp + '/traits', status=200)
+
+        self.place('/allocations/' + self.CONSUMER, 'PUT', {
+            'allocations': {self.RP: {'resources': {'VCPU': 2}}},
+            'project_id': 'p', 'user_id': 'u', 'consumer_generation': None,
+            'consumer_type': 'INSTANCE'}, status=204)
+        self.place('/allocations', 'POST', {self.OTHER_CONSUMER: {
+            'allocations': {self.RP: {'resources': {'MEMORY_MB': 512}}},
+            'project_id': 'p', 'user_id': 'u', 'consumer_generation': None,
+            'consumer_type': 'MIGRATION'}}, status=204)
+        for version in ('1.0', '1.12', '1.28', 'latest'):
+            self.place('/allocations/' + self.CONSUMER, version=version,
+                       status=200)
+        self.place('/allocations/' + self.AGGREGATE, status=200)
+        self.place(rp + '/allocations', status=200)
+        self.place(rp + '/usages', status=200)
+        for version in ('1.9', 'latest'):
+            self.place('/usages?project_id=p', version=version, status=200)
+
+        self.place('/allocations/' + self.CONSUMER, 'DELETE', status=204)
+        self.place('/allocations/' + self.OTHER_CONSUMER, 'DELETE',
+                   status=204)
+        self.place(rp + '/traits', 'DELETE', status=204)
+        self.place('/traits/CUSTOM_FAST', 'DELETE', status=204)
+        self.place(rp + '/inventories/CUSTOM_GOLD', 'DELETE', status=204)
+        self.place(rp + '/inventories', 'DELETE', status=204)
+        self.place('/resource_providers/' + self.CHILD, 'DELETE',
+                   status=204)
+        self.place(rp, 'DELETE', status=204)
+        self.place('/resource_classes/CUSTOM_GOLD', 'DELETE', status=204)
+
+    def test_errors_are_documented(self):
+        rp = '/resource_providers/' + self.RP
+        self.place('/resource_providers', 'POST',
+                   {'name': 'rp', 'uuid': self.RP}, status=200)
+        cases = [
+            # path, kwargs, status
+            ('/resource_providers?colour=blue', {}, 400),
+            ('/resource_providers', dict(version='one'), 400),
+            ('/resource_providers', dict(method='POST', body={}), 400),
+            ('/resource_providers', dict(token=None), 401),
+            ('/resource_providers', dict(token='demo'), 403),
+            ('/resource_providers/' + self.CHILD, {}, 404),
+            ('/traits', dict(version='1.5'), 404),
+            ('/usages?project_id=p', dict(version='1.8'), 404),
+            ('/resource_classes', dict(version=None), 404),
+            (rp + '/inventories', dict(method='DELETE', version='1.4'),
+             405),
+            ('/resource_providers', dict(version='1.40'), 406),
+            ('/resource_providers', dict(Accept='text/html'), 406),
+            (rp, dict(method='PUT', body={'name': 'rp'},
+                      version=None), 200),
+            (rp + '/inventories', dict(method='PUT', body={
+                'resource_provider_generation': 99,
+                'inventories': {}}), 409),
+            ('/resource_providers', dict(method='POST', body=b'name=x',
+                                         **{'Content-Type': 'text/plain'}),
+             415),
+        ]
+        for path, kwargs, status in cases:
+            resp = self.place(path, **kwargs)
+            self.assertEqual(status, resp.status_int,
+                             '%s %s: %s' % (path, kwargs, resp.text))
+            if status >= 400:
+                self.assertEqual(status, resp.json['errors'][0]['status'])
+        # From 1.23 each error has its code.
+        resp = self.place('/resource_providers/' + self.CHILD, status=404)
+        self.assertEqual('placement.resource_provider.not_found',
+                         resp.json['errors'][0]['code'])
+        resp = self.place('/resource_providers/' + self.CHILD,
+                          version='1.22', status=404)
+        self.assertNotIn('code', resp.json['errors'][0])
+
+    def test_other_methods(self):
+        for path in ('', '/resource_providers', '/traits', '/usages'):
+            req = webob.Request.blank(
+                openapi_placement.PREFIX + path, method='PATCH',
+                headers={'X-Auth-Token': 'admin'})
+            resp = req.get_response(self.app)
+            self.assertEqual(405, resp.status_int, path)
+            self.conformance.check_component_response(
+                'PlacementMethodNotAllowed', resp)
+
+    def test_undocumented_answers_are_caught(self):
+        resp = self.place('/resource_providers', status=200)
+        bad = webob.Response(status=200, headerlist=[
+            (name, value) for name, value in resp.headerlist
+            if name.lower() != 'content-length'],
+            json_body={'resource_providers': [{'uuid': self.RP}]})
+        self.assertRaises(AssertionError, self.conformance.check_response,
+                          'GET', '/placement/resource_providers', bad)

@@ -1,0 +1,74 @@
+"""/resource_providers/{uuid}/aggregates (from 1.1).
+
+Before microversion 1.19 the document is the list of aggregate uuids
+in an object, and PUT takes the bare list; from 1.19 both carry the
+provider's generation, which PUT checks and bumps.
+"""
+
+import pecan
+
+from zun_hostcap.api.placement import errors
+from zun_hostcap.api.placement import microversion
+from zun_hostcap.api.placement import util
+from zun_hostcap.api.schemas.placement import aggregates as schema
+from zun_hostcap.common import exception
+from zun_hostcap import objects
+
+_GENERATION_MOVED = ("Resource provider's generation already changed. "
+                     "Please update the generation and try again.")
+
+
+def _document(req, provider, aggregate_uuids):
+    data = {'aggregates': aggregate_uuids}
+    if util.at_least(req, microversion.AGGREGATE_GENERATION):
+        data['resource_provider_generation'] = provider.generation
+    # Memberships have no time of their own: Last-Modified is now.
+    return util.json_response(req, data)
+
+
+class ProviderAggregatesController(object):
+
+    def __init__(self, provider_uuid):
+        self.provider_uuid = provider_uuid
+
+    @pecan.expose(generic=True)
+    def index(self):
+        util.method_not_allowed('GET, PUT')
+
+    @index.when(method='GET')
+    def get(self):
+        """GET /resource_providers/{uuid}/aggregates."""
+        req = pecan.request
+        util.require(req, microversion.AGGREGATES)
+        util.authorize(req, 'placement:resource_providers:aggregates:list')
+        provider = objects.ResourceProvider._from_values(
+            req.context, uuid=self.provider_uuid)
+        aggregate_uuids = provider.get_aggregates()
+        return _document(req, provider, aggregate_uuids)
+
+    @index.when(method='PUT')
+    def put(self):
+        """PUT /resource_providers/{uuid}/aggregates: the whole set."""
+        req = pecan.request
+        util.require(req, microversion.AGGREGATES)
+        util.authorize(req,
+                       'placement:resource_providers:aggregates:update')
+        with_generation = util.at_least(req,
+                                        microversion.AGGREGATE_GENERATION)
+        provider = objects.ResourceProvider.get_by_uuid(
+            req.context, self.provider_uuid)
+        if with_generation:
+            data = util.read_json(req, schema.PUT_AGGREGATES_v1_19)
+            if data['resource_provider_generation'] != provider.generation:
+                raise errors.error(409, _GENERATION_MOVED,
+                                   errors.CONCURRENT_UPDATE)
+            aggregate_uuids = data['aggregates']
+        else:
+            aggregate_uuids = util.read_json(req, schema.PUT_AGGREGATES_v1_1)
+        try:
+            provider.set_aggregates(aggregate_uuids,
+                                    increment_generation=with_generation)
+        except exception.ConcurrentUpdateDetected as exc:
+            raise errors.error(409, 'Update conflict: %s' % exc,
+                               errors.CONCURRENT_UPDATE)
+        return _document(req, provider, aggregate_uuids)

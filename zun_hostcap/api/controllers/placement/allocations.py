@@ -1,0 +1,207 @@
+"""/allocations, /allocations/{consumer_uuid} and provider allocations.
+
+PUT /allocations/{consumer_uuid} replaces a consumer's allocations; POST
+/allocations (from 1.13) those of several consumers, in one
+transaction. The body's form follows the microversion (see the schema
+module); it is made one form here: {consumer uuid: {'allocations':
+{provider uuid: {class: amount}}, 'project_id', 'user_id',
+'consumer_generation', 'consumer_type'}}.
+"""
+
+import collections
+import uuid as uuid_lib
+
+from oslo_utils import uuidutils
+import pecan
+
+from zun_hostcap.api.placement import errors
+from zun_hostcap.api.placement import microversion
+from zun_hostcap.api.placement import util
+from zun_hostcap.api.schemas.placement import allocations as schema
+from zun_hostcap.common import exception
+from zun_hostcap import objects
+from zun_hostcap.objects import consumer as consumer_obj
+
+
+def read_body(req, schemas):
+    """The JSON body, valid for the newest schema the version allows.
+
+    Refusals read as Placement's: "JSON does not validate: <what>".
+    """
+    data = util.read_json(req, {})
+    for minimum, candidate in schemas:
+        if util.at_least(req, minimum):
+            break
+    problem = util.schema_problem(candidate, data)
+    if problem is not None:
+        raise errors.error(400, 'JSON does not validate: %s' % problem)
+    return data
+
+
+def _last_modified(allocations):
+    times = [a.updated_at or a.created_at for a in allocations]
+    return util.newest(*times)
+
+
+def _consumer_request(req, data):
+    """One consumer's part of a body (1.12 form), as replace_all takes it."""
+    allocations = {rp_uuid: dict(entry['resources'])
+                   for rp_uuid, entry in data['allocations'].items()}
+    project_id = data.get('project_id')
+    user_id = data.get('user_id')
+    if project_id is None:
+        project_id = user_id = consumer_obj.INCOMPLETE_ID
+    return {'allocations': allocations,
+            'project_id': project_id,
+            'user_id': user_id,
+            'consumer_generation': data.get('consumer_generation'),
+            'consumer_type': data.get('consumer_type')}
+
+
+def _write(req, requests, class_error):
+    """Write the allocations of ``requests``.
+
+    An unknown class is a 400 whose detail starts with ``class_error``
+    (worded as Placement's for PUT and POST).
+    """
+    try:
+        objects.Allocation.replace_all(
+            req.context, requests,
+            check_generation=util.at_least(
+                req, microversion.CONSUMER_GENERATION))
+    except exception.ResourceClassNotFound as exc:
+        raise errors.error(400, class_error + exc.message)
+
+
+class ConsumerAllocationsController(object):
+    """/allocations/{consumer_uuid}."""
+
+    def __init__(self, consumer_uuid):
+        self.consumer_uuid = consumer_uuid
+
+    @pecan.expose(generic=True)
+    def index(self):
+        util.method_not_allowed('GET, PUT, DELETE')
+
+    @index.when(method='GET')
+    def get(self):
+        """The consumer's allocations, keyed by provider.
+
+        A consumer without allocations (or unknown) has {} and nothing
+        else, at every version.
+        """
+        req = pecan.request
+        util.authorize(req, 'placement:allocations:list')
+        allocations = objects.Allocation.get_all_by_consumer_id(
+            req.context, self.consumer_uuid)
+        by_provider = {}
+        for alloc in allocations:
+            entry = by_provider.setdefault(
+                alloc.resource_provider_uuid,
+                {'generation': alloc.resource_provider_generation,
+                 'resources': {}})
+            entry['resources'][alloc.resource_class] = alloc.used
+        data = {'allocations': by_provider}
+        if allocations and util.at_least(req, microversion.ALLOCATIONS_DICT):
+            first = allocations[0]
+            data['project_id'] = first.project_id
+            data['user_id'] = first.user_id
+            if util.at_least(req, microversion.CONSUMER_GENERATION):
+                data['consumer_generation'] = first.consumer_generation
+            if util.at_least(req, microversion.CONSUMER_TYPE):
+                data['consumer_type'] = (first.consumer_type or
+                                         consumer_obj.UNKNOWN_TYPE)
+        return util.json_response(req, data,
+                                  last_modified=_last_modified(allocations))
+
+    @index.when(method='PUT')
+    def put(self):
+        """Replace the consumer's allocations (204)."""
+        req = pecan.request
+        util.authorize(req, 'placement:allocations:update')
+        if not uuidutils.is_uuid_like(self.consumer_uuid):
+            raise errors.error(400, 'Malformed consumer_uuid: %s'
+                               % self.consumer_uuid)
+        consumer_uuid = str(uuid_lib.UUID(self.consumer_uuid))
+        data = read_body(req, schema.PUT_SCHEMAS)
+        if not util.at_least(req, microversion.ALLOCATIONS_DICT):
+            data['allocations'] = {
+                entry['resource_provider']['uuid']: {
+                    'resources': entry['resources']}
+                for entry in data['allocations']}
+        _write(req, {consumer_uuid: _consumer_request(req, data)},
+               'Unable to allocate inventory for consumer %s: '
+               % consumer_uuid)
+        return util.no_content(req)
+
+    @index.when(method='DELETE')
+    def delete(self):
+        """Delete the consumer's allocations (204; 404 when none)."""
+        req = pecan.request
+        util.authorize(req, 'placement:allocations:delete')
+        objects.Allocation.delete_all_by_consumer_id(req.context,
+                                                     self.consumer_uuid)
+        return util.no_content(req)
+
+
+class AllocationsController(object):
+    """/allocations: POST only (from 1.13)."""
+
+    @pecan.expose(generic=True)
+    def index(self):
+        util.method_not_allowed('POST')
+
+    @index.when(method='POST')
+    def post(self):
+        """Replace the allocations of several consumers at once (204)."""
+        req = pecan.request
+        util.require(req, microversion.POST_ALLOCATIONS)
+        util.authorize(req, 'placement:allocations:manage')
+        data = read_body(req, schema.POST_SCHEMAS)
+        requests = {consumer_uuid: _consumer_request(req, entry)
+                    for consumer_uuid, entry in data.items()}
+        _write(req, requests, 'Unable to allocate inventory ')
+        return util.no_content(req)
+
+    @pecan.expose()
+    def _lookup(self, consumer_uuid, *remainder):
+        if remainder:
+            pecan.abort(404)
+        return ConsumerAllocationsController(consumer_uuid), remainder
+
+
+class ProviderAllocationsController(object):
+    """/resource_providers/{uuid}/allocations."""
+
+    def __init__(self, provider_uuid):
+        self.provider_uuid = provider_uuid
+
+    @pecan.expose(generic=True)
+    def index(self):
+        util.method_not_allowed('GET')
+
+    @index.when(method='GET')
+    def get(self):
+        """The provider's allocations, keyed by consumer."""
+        req = pecan.request
+        util.authorize(req, 'placement:resource_providers:allocations:list')
+        try:
+            generation, allocations = (
+                objects.Allocation.get_all_by_resource_provider_uuid(
+                    req.context, self.provider_uuid))
+        except exception.ResourceProviderNotFound as exc:
+            raise errors.error(404, "Resource provider '%s' not found: %s"
+                               % (self.provider_uuid, exc.message))
+        with_generation = util.at_least(req, microversion.CONSUMER_GENERATION)
+        by_consumer = collections.OrderedDict()
+        for alloc in allocations:
+            entry = by_consumer.get(alloc.consumer_uuid)
+            if entry is None:
+                entry = by_consumer[alloc.consumer_uuid] = {'resources': {}}
+                if with_generation:
+                    entry['consumer_generation'] = alloc.consumer_generation
+            entry['resources'][alloc.resource_class] = alloc.used
+        data = {'allocations': by_consumer,
+                'resource_provider_generation': generation}
+        return util.json_response(req, data,
+                                  last_modified=_last_modified(allocations))

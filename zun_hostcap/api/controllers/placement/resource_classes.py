@@ -1,0 +1,195 @@
+"""/resource_classes and /resource_classes/{name} (from 1.2).
+
+As Placement:
+
+- GET /resource_classes: {"resource_classes": [{"name", "links"}]}.
+- POST /resource_classes {"name": "CUSTOM_..."}: 201, Location, no body.
+- GET /resource_classes/{name}: {"name", "links"}.
+- PUT /resource_classes/{name}: before 1.7 a rename, {"name": new}, 200
+  with the class; from 1.7 no body: 201 if created now, 204 if it
+  existed, Location both times.
+- DELETE /resource_classes/{name}: 204; 400 for a standard class, 409
+  while an inventory or allocation uses it.
+
+Standard classes have no timestamps: their Last-Modified (1.15) is now.
+"""
+
+import re
+
+import pecan
+
+from zun_hostcap.api.placement import errors
+from zun_hostcap.api.placement import microversion
+from zun_hostcap.api.placement import util
+from zun_hostcap.api.schemas.placement import resource_classes as schema
+from zun_hostcap.common import exception
+from zun_hostcap.objects import resource_class as rc_obj
+
+POLICY = 'placement:resource_classes:%s'
+
+_NAME = re.compile(schema.PATTERN.rstrip('$'))
+
+
+def _require_route(req):
+    util.require(req, microversion.RESOURCE_CLASSES)
+
+
+def _check_name(name):
+    """400 unless ``name`` is a valid custom class name (schema NAME).
+
+    The schema's ``$`` lets a trailing newline through; this does not.
+    """
+    if len(name) > schema.MAX_LENGTH:
+        raise errors.error(
+            400, "JSON does not validate: %r is too long. Failed "
+                 "validating 'maxLength' in schema['properties']['name']."
+                 % name)
+    if not _NAME.fullmatch(name):
+        raise errors.error(
+            400, "JSON does not validate: %r does not match %r. Failed "
+                 "validating 'pattern' in schema['properties']['name']."
+                 % (name, schema.PATTERN))
+
+
+def _url(req, name):
+    return util.url(req, '/resource_classes/%s' % name)
+
+
+def _serialize(req, rc):
+    return {'name': rc.name,
+            'links': [{'rel': 'self', 'href': _url(req, rc.name)}]}
+
+
+def _modified(rc):
+    """When it last changed; None (now) for a standard class."""
+    return rc.updated_at or rc.created_at
+
+
+def _newest(classes):
+    """Placement's Last-Modified of a list: now if any is standard."""
+    times = [_modified(rc) for rc in classes]
+    if not times or None in times:
+        return None
+    return max(times)
+
+
+def _get(req, name):
+    try:
+        return rc_obj.ResourceClass.get_by_name(req.context, name)
+    except exception.ResourceClassNotFound as exc:
+        raise errors.error(404, exc.message)
+
+
+class ResourceClassController(object):
+    """/resource_classes/{name}."""
+
+    def __init__(self, name):
+        self.name = name
+
+    @pecan.expose(generic=True)
+    def index(self):
+        util.method_not_allowed('GET, PUT, DELETE')
+
+    @index.when(method='GET')
+    def get(self):
+        req = pecan.request
+        _require_route(req)
+        util.authorize(req, POLICY % 'show')
+        rc = _get(req, self.name)
+        return util.json_response(req, _serialize(req, rc),
+                                  last_modified=_modified(rc))
+
+    @index.when(method='PUT')
+    def put(self):
+        req = pecan.request
+        _require_route(req)
+        if not util.at_least(req, microversion.RESOURCE_CLASS_PUT_CREATES):
+            return self._rename(req)
+        util.authorize(req, POLICY % 'update')
+        _check_name(self.name)
+        location = [('Location', _url(req, self.name))]
+        try:
+            rc_obj.ResourceClass.get_by_name(req.context, self.name)
+        except exception.ResourceClassNotFound:
+            try:
+                rc_obj.ResourceClass(req.context, name=self.name).create()
+            except exception.ResourceClassExists:
+                # Created by someone else in the meantime: it exists.
+                return util.no_content(req, location)
+            return util.created(req, location[0][1])
+        return util.no_content(req, location)
+
+    def _rename(self, req):
+        """PUT before 1.7: {"name": new name}."""
+        util.authorize(req, POLICY % 'update')
+        data = util.read_json(req, schema.PUT_RESOURCE_CLASS_v1_2)
+        _check_name(data['name'])
+        rc = _get(req, self.name)
+        rc.name = data['name']
+        try:
+            rc.rename(self.name)
+        except exception.ResourceClassExists:
+            raise errors.error(409, 'Resource class already exists: %s'
+                                    % data['name'])
+        except exception.ResourceClassCannotUpdateStandard:
+            raise errors.error(400, 'Cannot update standard resource class '
+                                    '%s' % self.name)
+        except exception.ResourceClassNotFound as exc:
+            raise errors.error(404, exc.message)
+        return util.json_response(req, _serialize(req, rc),
+                                  cache_headers=False)
+
+    @index.when(method='DELETE')
+    def delete(self):
+        req = pecan.request
+        _require_route(req)
+        util.authorize(req, POLICY % 'delete')
+        try:
+            rc_obj.ResourceClass._from_values(
+                req.context, name=self.name).destroy()
+        except exception.ResourceClassNotFound as exc:
+            raise errors.error(404, exc.message)
+        except exception.ResourceClassCannotDeleteStandard as exc:
+            raise errors.error(400, 'Error in delete resource class: %s'
+                                    % exc.message)
+        except exception.ResourceClassInUse as exc:
+            raise errors.error(409, 'Error in delete resource class: %s'
+                                    % exc.message)
+        return util.no_content(req)
+
+
+class ResourceClassesController(object):
+    """/resource_classes."""
+
+    @pecan.expose(generic=True)
+    def index(self):
+        util.method_not_allowed('GET, POST')
+
+    @index.when(method='GET')
+    def get(self):
+        req = pecan.request
+        _require_route(req)
+        util.authorize(req, POLICY % 'list')
+        classes = rc_obj.ResourceClassList.get_all(req.context)
+        return util.json_response(
+            req, {'resource_classes': [_serialize(req, rc)
+                                       for rc in classes]},
+            last_modified=_newest(classes))
+
+    @index.when(method='POST')
+    def post(self):
+        req = pecan.request
+        _require_route(req)
+        util.authorize(req, POLICY % 'create')
+        data = util.read_json(req, schema.POST_RESOURCE_CLASS_v1_2)
+        _check_name(data['name'])
+        try:
+            rc_obj.ResourceClass(req.context, name=data['name']).create()
+        except exception.ResourceClassExists:
+            raise errors.error(409, 'Conflicting resource class already '
+                                    'exists: %s' % data['name'])
+        return util.created(req, _url(req, data['name']))
+
+    @pecan.expose()
+    def _lookup(self, name, *remainder):
+        return ResourceClassController(name), remainder

@@ -1,0 +1,266 @@
+"""/traits, /traits/{name} and /resource_providers/{uuid}/traits (1.6).
+
+As Placement:
+
+- GET /traits[?name=in:A,B|startswith:X][&associated=true|false]:
+  {"traits": [names]}.
+- PUT /traits/{name}: a custom trait; 201 if created now, 204 if it
+  existed, Location both times.
+- GET /traits/{name}: 204 if it exists. DELETE: 204; 400 for a standard
+  trait, 409 while a provider has it.
+- GET /resource_providers/{uuid}/traits: {"traits": [...],
+  "resource_provider_generation": N}.
+- PUT .../traits {"traits": [...], "resource_provider_generation": N}:
+  exactly these traits; the generation is checked (409
+  placement.concurrent_update) and bumped; unknown traits are a 400.
+- DELETE .../traits: no traits; the generation is bumped.
+
+Standard traits have no timestamps: a document that shows one has
+Last-Modified (1.15) now.
+"""
+
+import datetime
+import re
+
+from oslo_utils import timeutils
+import pecan
+
+from zun_hostcap.api.placement import errors
+from zun_hostcap.api.placement import microversion
+from zun_hostcap.api.placement import util
+from zun_hostcap.api.schemas.placement import traits as schema
+from zun_hostcap.common import exception
+from zun_hostcap.objects import trait as trait_obj
+
+POLICY = 'placement:traits:%s'
+PROVIDER_POLICY = 'placement:resource_providers:traits:%s'
+
+_CUSTOM = re.compile(schema.CUSTOM_PATTERN.rstrip('$'))
+
+_INVALID_TRAIT = ('The trait is invalid. A valid trait must be no longer '
+                  'than 255 characters, start with the prefix "CUSTOM_" '
+                  'and use following characters: "A"-"Z", "0"-"9" and '
+                  '"_"')
+_BAD_NAME_FILTER = ('Badly formatted name parameter. Expected name query '
+                    'string parameter in form: '
+                    '?name=[in|startswith]:[name1,name2|prefix]. Got: "%s"')
+_GENERATION_MOVED = ("Resource provider's generation already changed. "
+                     "Please update the generation and try again.")
+
+
+def _require_route(req):
+    util.require(req, microversion.TRAITS)
+
+
+def _url(req, name):
+    return util.url(req, '/traits/%s' % name)
+
+
+def _modified(trait):
+    return trait.updated_at or trait.created_at
+
+
+def _newest(traits):
+    """Placement's Last-Modified of a list: now if any is standard."""
+    times = [_modified(trait) for trait in traits]
+    if not times or None in times:
+        return None
+    return max(times)
+
+
+def _names(traits):
+    return [trait.name for trait in traits]
+
+
+def _query(req):
+    """{key: its last value}, as Placement reads the query of GET /traits.
+
+    (A repeated key is not an error there: the last value counts.)
+    """
+    try:
+        params = dict(req.GET.items())
+    except UnicodeDecodeError:
+        raise errors.error(400, 'Invalid query string parameters: the '
+                                'query string is not valid UTF-8.')
+    problem = util.schema_problem(schema.LIST_TRAITS_QUERY_v1_6, params)
+    if problem is not None:
+        raise errors.error(400, 'Invalid query string parameters: %s'
+                                % problem.message)
+    return params
+
+
+def _list_filters(req):
+    params = _query(req)
+    filters = {}
+    if 'name' in params:
+        op, sep, value = params['name'].partition(':')
+        if not sep:
+            raise errors.error(400, _BAD_NAME_FILTER % params['name'])
+        if op == 'in':
+            filters['name_in'] = value.split(',')
+        elif op == 'startswith':
+            filters['prefix'] = value
+        # As Placement: another operator filters nothing.
+    if 'associated' in params:
+        value = params['associated'].lower()
+        if value not in ('true', 'false'):
+            raise errors.error(400, 'The query parameter "associated" only '
+                                    'accepts "true" or "false"')
+        filters['associated'] = value == 'true'
+    return filters
+
+
+def _provider_not_found(uuid):
+    return errors.error(404, 'No resource provider with uuid %s found'
+                        % uuid)
+
+
+class TraitController(object):
+    """/traits/{name}."""
+
+    def __init__(self, name):
+        self.name = name
+
+    @pecan.expose(generic=True)
+    def index(self):
+        util.method_not_allowed('GET, PUT, DELETE')
+
+    @index.when(method='GET')
+    def get(self):
+        req = pecan.request
+        _require_route(req)
+        util.authorize(req, POLICY % 'show')
+        try:
+            trait = trait_obj.Trait.get_by_name(req.context, self.name)
+        except exception.TraitNotFound as exc:
+            raise errors.error(404, exc.message)
+        resp = util.no_content(req)
+        _cache_headers(req, resp, _modified(trait))
+        return resp
+
+    @index.when(method='PUT')
+    def put(self):
+        req = pecan.request
+        _require_route(req)
+        util.authorize(req, POLICY % 'update')
+        if (len(self.name) > schema.MAX_LENGTH
+                or not _CUSTOM.fullmatch(self.name)):
+            raise errors.error(400, _INVALID_TRAIT)
+        trait, created = trait_obj.Trait.ensure(req.context, self.name)
+        resp = util.no_content(req, [('Location', _url(req, self.name))])
+        if created:
+            resp.status = 201
+        _cache_headers(req, resp, trait.created_at)
+        return resp
+
+    @index.when(method='DELETE')
+    def delete(self):
+        req = pecan.request
+        _require_route(req)
+        util.authorize(req, POLICY % 'delete')
+        try:
+            trait_obj.Trait._from_values(req.context,
+                                         name=self.name).destroy()
+        except exception.TraitNotFound as exc:
+            raise errors.error(404, exc.message)
+        except exception.TraitCannotDeleteStandard as exc:
+            raise errors.error(400, exc.message)
+        except exception.TraitInUse as exc:
+            raise errors.error(409, exc.message)
+        return util.no_content(req)
+
+
+def _cache_headers(req, resp, last_modified):
+    """Cache-Control and Last-Modified from 1.15 (now if None)."""
+    if util.at_least(req, microversion.LAST_MODIFIED):
+        resp.cache_control = 'no-cache'
+        when = last_modified or timeutils.utcnow()
+        resp.last_modified = when.replace(tzinfo=datetime.timezone.utc)
+
+
+class TraitsController(object):
+    """/traits."""
+
+    @pecan.expose(generic=True)
+    def index(self):
+        util.method_not_allowed('GET')
+
+    @index.when(method='GET')
+    def get(self):
+        req = pecan.request
+        _require_route(req)
+        util.authorize(req, POLICY % 'list')
+        filters = _list_filters(req)
+        traits = trait_obj.TraitList.get_all(req.context, **filters)
+        return util.json_response(req, {'traits': _names(traits)},
+                                  last_modified=_newest(traits))
+
+    @pecan.expose()
+    def _lookup(self, name, *remainder):
+        return TraitController(name), remainder
+
+
+class ProviderTraitsController(object):
+    """/resource_providers/{uuid}/traits."""
+
+    def __init__(self, provider_uuid):
+        self.provider_uuid = provider_uuid
+
+    @pecan.expose(generic=True)
+    def index(self):
+        util.method_not_allowed('GET, PUT, DELETE')
+
+    def _document(self, req, generation, traits):
+        return util.json_response(
+            req, {'traits': _names(traits),
+                  'resource_provider_generation': generation},
+            last_modified=_newest(traits))
+
+    @index.when(method='GET')
+    def get(self):
+        req = pecan.request
+        _require_route(req)
+        util.authorize(req, PROVIDER_POLICY % 'list')
+        try:
+            generation, traits = trait_obj.TraitList.get_by_provider(
+                req.context, self.provider_uuid)
+        except exception.ResourceProviderNotFound:
+            raise errors.error(
+                404, 'No resource provider with uuid %(uuid)s found: No '
+                     'resource provider with uuid %(uuid)s found'
+                     % {'uuid': self.provider_uuid})
+        return self._document(req, generation, traits)
+
+    @index.when(method='PUT')
+    def put(self):
+        req = pecan.request
+        _require_route(req)
+        util.authorize(req, PROVIDER_POLICY % 'update')
+        data = util.read_json(req, schema.PUT_PROVIDER_TRAITS_v1_6)
+        try:
+            generation, traits = trait_obj.TraitList.set_for_provider(
+                req.context, self.provider_uuid, data['traits'],
+                data['resource_provider_generation'])
+        except exception.ResourceProviderNotFound:
+            raise _provider_not_found(self.provider_uuid)
+        except exception.ResourceProviderConcurrentUpdate:
+            raise errors.error(409, _GENERATION_MOVED,
+                               errors.CONCURRENT_UPDATE)
+        except exception.TraitNotFound as exc:
+            raise errors.error(400, 'No such trait %s'
+                               % exc.kwargs['names'])
+        return self._document(req, generation, traits)
+
+    @index.when(method='DELETE')
+    def delete(self):
+        req = pecan.request
+        _require_route(req)
+        util.authorize(req, PROVIDER_POLICY % 'delete')
+        try:
+            trait_obj.TraitList.set_for_provider(
+                req.context, self.provider_uuid, [])
+        except exception.ResourceProviderNotFound:
+            raise _provider_not_found(self.provider_uuid)
+        except exception.ResourceProviderConcurrentUpdate as exc:
+            raise errors.error(409, exc.message, errors.CONCURRENT_UPDATE)
+        return util.no_content(req)

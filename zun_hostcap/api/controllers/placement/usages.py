@@ -1,0 +1,80 @@
+"""/usages (from 1.9) and /resource_providers/{uuid}/usages.
+
+Usages are computed, not stored: Last-Modified is now (from 1.15).
+"""
+
+import pecan
+
+from zun_hostcap.api.placement import errors
+from zun_hostcap.api.placement import microversion
+from zun_hostcap.api.placement import util
+from zun_hostcap.api.schemas.placement import usages as schema
+from zun_hostcap.common import exception
+from zun_hostcap import objects
+
+
+class UsagesController(object):
+    """/usages: a project's (or a project's user's) usages."""
+
+    @pecan.expose(generic=True)
+    def index(self):
+        util.method_not_allowed('GET')
+
+    @index.when(method='GET')
+    def get(self):
+        req = pecan.request
+        util.require(req, microversion.USAGES)
+        # One value a key, the last one given, as Placement reads them.
+        params = dict(req.GET.items())
+        util.authorize(req, 'placement:usages',
+                       {'project_id': params.get('project_id')})
+        by_type = util.at_least(req, microversion.CONSUMER_TYPE)
+        problem = util.schema_problem(
+            schema.GET_USAGES_V1_38 if by_type else schema.GET_USAGES_V1_9,
+            params)
+        if problem is not None:
+            raise errors.error(400, 'Invalid query string parameters: %s'
+                               % problem)
+        project_id = params['project_id']
+        user_id = params.get('user_id')
+        if by_type:
+            usages = {}
+            for usage in objects.Usage.get_by_consumer_type(
+                    req.context, project_id, user_id,
+                    params.get('consumer_type')):
+                entry = usages.setdefault(usage.consumer_type, {})
+                entry[usage.resource_class] = usage.usage
+                entry['consumer_count'] = usage.consumer_count
+        else:
+            usages = {usage.resource_class: usage.usage
+                      for usage in objects.Usage.get_all_by_project_user(
+                          req.context, project_id, user_id)}
+        return util.json_response(req, {'usages': usages})
+
+
+class ProviderUsagesController(object):
+    """/resource_providers/{uuid}/usages: a class per inventory."""
+
+    def __init__(self, provider_uuid):
+        self.provider_uuid = provider_uuid
+
+    @pecan.expose(generic=True)
+    def index(self):
+        util.method_not_allowed('GET')
+
+    @index.when(method='GET')
+    def get(self):
+        req = pecan.request
+        util.authorize(req, 'placement:resource_providers:usages')
+        try:
+            generation, usages = (
+                objects.Usage.get_all_by_resource_provider_uuid(
+                    req.context, self.provider_uuid))
+        except exception.ResourceProviderNotFound as exc:
+            raise errors.error(404, 'No resource provider with uuid %s '
+                                    'found: %s'
+                               % (self.provider_uuid, exc.message))
+        return util.json_response(req, {
+            'resource_provider_generation': generation,
+            'usages': {usage.resource_class: usage.usage
+                       for usage in usages}})

@@ -1,0 +1,178 @@
+"""The WSGI application of the Placement-compatible API.
+
+From the outside in (the part the whole API shares, request ids, CORS,
+proxy headers and the healthcheck, is added by ``zun_hostcap.api.app``
+or, alone, by ``setup_standalone_app``)::
+
+    error documents      Placement's error document; one access line
+    request sanity       non-UTF-8, empty or private path segments: 4xx
+    sizelimit            refuse oversized bodies with 413
+    authentication       keystonemiddleware or Placement's noauth2
+    microversion         OpenStack-API-Version: placement X.Y (400/406)
+    accept guard         406 unless the client takes JSON
+    body guard           pecan never decodes a body
+    pecan                context and error hooks, one controller module
+                         per resource (api/controllers/placement/)
+"""
+
+from oslo_middleware import cors
+from oslo_middleware import healthcheck
+from oslo_middleware import http_proxy_to_wsgi
+from oslo_middleware import request_id
+from oslo_middleware import sizelimit
+import pecan
+import webob
+
+from zun_hostcap.api.controllers.placement import root
+from zun_hostcap.api import middleware
+from zun_hostcap.api.placement import auth
+from zun_hostcap.api.placement import errors
+from zun_hostcap.common import context
+import zun_hostcap.conf
+
+CONF = zun_hostcap.conf.CONF
+
+# Where the combined API serves this one.
+PREFIX = '/placement'
+
+
+class ErrorHook(pecan.hooks.PecanHook):
+    """What a handler raised, as Placement's error document."""
+
+    def on_error(self, state, exc):
+        return errors.for_exception(state.request, exc)
+
+
+# Set by AcceptGuard when the client does not take JSON.
+NOT_ACCEPTABLE = 'placement.not_acceptable'
+
+
+class AcceptGuard(object):
+    """Hides Accept from pecan; notes a client that does not take JSON.
+
+    Every document of this API is JSON and handlers return responses
+    themselves, so pecan's own negotiation would only get in the way. A
+    route that exists answers such a client 406 (``ContextHook``), after
+    routing, so that an unknown path is still a 404, as in Placement.
+    """
+
+    def __init__(self, application):
+        self.application = application
+
+    def __call__(self, environ, start_response):
+        accept = environ.pop('HTTP_ACCEPT', None)
+        if accept and webob.acceptparse.create_accept_header(
+                accept).best_match(['application/json']) is None:
+            environ[NOT_ACCEPTABLE] = accept
+        return self.application(environ, start_response)
+
+
+class RequestChecks(object):
+    """Placement's checks of the body's headers, before any route.
+
+    A Content-Length that is not a number, or a body without a
+    Content-Type, is a 400.
+    """
+
+    def __init__(self, application):
+        self.application = application
+
+    def __call__(self, environ, start_response):
+        length = environ.get('CONTENT_LENGTH')
+        detail = None
+        if length:
+            try:
+                if int(length) > 0 and not environ.get('CONTENT_TYPE'):
+                    detail = ('content-type header required when '
+                              'content-length > 0')
+            except ValueError:
+                detail = 'content-length header must be an integer'
+        if detail is not None:
+            resp = errors.response(400, detail, errors.UNDEFINED,
+                                   environ.get('openstack.request_id'),
+                                   version=environ.get(
+                                       errors.VERSION_ENVIRON))
+            return resp(environ, start_response)
+        return self.application(environ, start_response)
+
+
+class ContextHook(pecan.hooks.PecanHook):
+    """The RequestContext, from the headers authentication set.
+
+    Unlike the Zun routes', it asks the policy nothing up front: every
+    handler authorizes its own Placement rule.
+    """
+
+    def before(self, state):
+        accept = state.request.environ.get(NOT_ACCEPTABLE)
+        # Placement checks Accept on the routes that answer documents to
+        # GET only.
+        if accept is not None and state.request.method == 'GET':
+            raise errors.error(406, 'Only application/json is provided; '
+                                    'the Accept header asks for %s.' % accept)
+        state.request.context = context.RequestContext.from_environ(
+            state.request.environ)
+
+
+def _sanity_response(status, detail, code=None, request_id=None):
+    return errors.response(status, detail, errors.UNDEFINED, request_id)
+
+
+def setup_app():
+    """The Placement API, to be mounted at ``PREFIX`` or served alone."""
+    app = middleware.BodyGuard(pecan.make_app(
+        root.RootController(),
+        hooks=[ErrorHook(), ContextHook()],
+        guess_content_type_from_ext=False,
+        force_canonical=False,
+        debug=False))
+    app = AcceptGuard(app)
+    app = RequestChecks(app)
+    app = errors.MicroversionMiddleware(app)
+    app = auth.wrap(app)
+    app = sizelimit.RequestBodySizeLimiter(app, CONF)
+    app = middleware.RequestSanity(app, respond=_sanity_response)
+    return errors.ErrorDocumentMiddleware(app)
+
+
+def setup_standalone_app():
+    """The Placement API alone, at ``/``, as Placement runs behind uwsgi."""
+    app = setup_app()
+    if CONF.cors.allowed_origin:
+        # Without origins it would only turn every OPTIONS into a 200.
+        app = cors.CORS(app, CONF)
+    app = PathRoute(app, {'/healthcheck': healthcheck.Healthcheck(None,
+                                                                  CONF)},
+                    exact=True)
+    app = middleware.RequestLogContext(app)
+    app = request_id.RequestId(app)
+    return http_proxy_to_wsgi.HTTPProxyToWSGI(app, CONF)
+
+
+class PathRoute(object):
+    """Sends requests under a prefix to another application.
+
+    With ``exact`` only the path itself is routed (and left as it is);
+    otherwise the prefix moves from PATH_INFO to SCRIPT_NAME, as a WSGI
+    mount does, so that links the mounted application builds keep it.
+    """
+
+    def __init__(self, application, routes, exact=False):
+        self.application = application
+        self.routes = routes
+        self.exact = exact
+
+    def __call__(self, environ, start_response):
+        path = environ.get('PATH_INFO', '')
+        for prefix, target in self.routes.items():
+            if path == prefix or (not self.exact and
+                                  path.startswith(prefix + '/')):
+                if not self.exact:
+                    script = environ.get('SCRIPT_NAME', '')
+                    # Some test transports (gabbi's with a prefix) name
+                    # the prefix in SCRIPT_NAME and PATH_INFO both.
+                    if not script.endswith(prefix):
+                        environ['SCRIPT_NAME'] = script + prefix
+                    environ['PATH_INFO'] = path[len(prefix):]
+                return target(environ, start_response)
+        return self.application(environ, start_response)

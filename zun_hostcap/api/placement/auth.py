@@ -1,0 +1,96 @@
+"""Authentication of the Placement-compatible API.
+
+With ``[api] auth_strategy = noauth2`` it behaves as Placement's noauth2,
+so that clients and tests written for Placement work unchanged:
+
+- every route but the version document needs ``X-Auth-Token``;
+- the token is ``user[:project]``; the project defaults to the user;
+- the user ``admin`` has the role ``admin``, others no role, unless the
+  request names its roles in ``X-Roles`` (as keystone would, flattened);
+- an ``X-Project-Id`` the request sends is its project, whatever the
+  token says (Placement's policy tests name their personas' projects
+  so);
+- with ``OpenStack-System-Scope`` the request is system scoped and the
+  token gives it no project.
+
+Other identity headers of the request are left as they come, as
+Placement's noauth2 leaves them: noauth2 trusts the client anyway.
+
+With ``keystone``, keystonemiddleware validates the token, as for the
+rest of the API.
+"""
+
+from keystonemiddleware import auth_token
+import webob
+
+from zun_hostcap.api import auth as api_auth
+from zun_hostcap.api.placement import errors
+import zun_hostcap.conf
+
+CONF = zun_hostcap.conf.CONF
+
+# The version document answers without a token.
+PUBLIC_PATHS = frozenset(['', '/'])
+
+ADMIN_USER = 'admin'
+
+
+class NoAuthMiddleware(object):
+    """Placement's noauth2: identity from the token, for tests and demos."""
+
+    def __init__(self, application):
+        self.application = application
+
+    def __call__(self, environ, start_response):
+        req = webob.Request(environ)
+        token = req.headers.get('X-Auth-Token')
+        if token is None:
+            resp = errors.response(
+                401, 'This request needs a token in X-Auth-Token. With '
+                     'noauth2 the token is "user[:project]"; the user '
+                     '"admin" is an administrator.', errors.UNDEFINED,
+                environ.get('openstack.request_id'),
+                headers=[('WWW-Authenticate', api_auth.NOAUTH_CHALLENGE)])
+            return resp(environ, start_response)
+        user_id, _sep, project_id = token.partition(':')
+        project_id = project_id or user_id
+        if 'HTTP_X_ROLES' in environ:
+            roles = [role.strip() for role in
+                     req.headers['X-Roles'].split(',') if role.strip()]
+        elif user_id == ADMIN_USER:
+            roles = ['admin']
+        else:
+            roles = []
+        req.headers['X-Identity-Status'] = 'Confirmed'
+        req.headers['X-User-Id'] = user_id
+        if not req.headers.get('OpenStack-System-Scope'):
+            # The context prefers X-Project-Id, when the client sent one.
+            req.headers['X-Tenant-Id'] = project_id
+        req.headers['X-Roles'] = ','.join(roles)
+        return self.application(environ, start_response)
+
+
+class PublicRoutes(object):
+    """The version document goes around authentication."""
+
+    def __init__(self, authenticated, public):
+        self.authenticated = authenticated
+        self.public = public
+
+    def __call__(self, environ, start_response):
+        if environ.get('PATH_INFO', '') in PUBLIC_PATHS:
+            for key in [key for key in environ
+                        if key.startswith(api_auth._IDENTITY_HEADER_PREFIXES)]:
+                del environ[key]
+            return self.public(environ, start_response)
+        return self.authenticated(environ, start_response)
+
+
+def wrap(application):
+    """``application`` behind the configured ``[api] auth_strategy``."""
+    if CONF.api.auth_strategy == 'noauth2':
+        authenticated = NoAuthMiddleware(application)
+    else:
+        authenticated = api_auth.KeystoneErrorsMiddleware(
+            auth_token.AuthProtocol(application, {}))
+    return PublicRoutes(authenticated, application)

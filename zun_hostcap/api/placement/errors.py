@@ -1,0 +1,181 @@
+"""Error documents of the Placement-compatible API.
+
+Every error leaves ``/placement`` as Placement's document::
+
+    {"errors": [{"status": 404, "title": "Not Found",
+                 "detail": <message>, "request_id": "req-...",
+                 "code": "placement.resource_provider.not_found"}]}
+
+``code`` appears from microversion 1.23, as in Placement; errors that
+have no code of their own carry ``placement.undefined_code``. Handlers
+raise our exceptions (``zun_hostcap.common.exception.Placement*``), which
+carry status and code, or ``error()`` for the rest.
+"""
+
+import time
+
+from oslo_log import log as logging
+from oslo_policy import policy as oslo_policy
+from oslo_serialization import jsonutils
+import webob
+import webob.exc
+
+from zun_hostcap.api import errors as api_errors
+from zun_hostcap.api.placement import microversion
+from zun_hostcap.common import exception
+from zun_hostcap.db import api as db_api
+
+LOG = logging.getLogger(__name__)
+
+# Where the negotiated version is kept in the WSGI environ.
+VERSION_ENVIRON = 'placement.microversion'
+
+UNDEFINED = 'placement.undefined_code'
+CONCURRENT_UPDATE = 'placement.concurrent_update'
+DUPLICATE_NAME = 'placement.duplicate_name'
+INVENTORY_INUSE = 'placement.inventory.inuse'
+PROVIDER_IN_USE = 'placement.resource_provider.inuse'
+PROVIDER_CANNOT_DELETE_PARENT = (
+    'placement.resource_provider.cannot_delete_parent')
+PROVIDER_NOT_FOUND = 'placement.resource_provider.not_found'
+QUERY_DUPLICATE_KEY = 'placement.query.duplicate_key'
+QUERY_BAD_VALUE = 'placement.query.bad_value'
+QUERY_MISSING_VALUE = 'placement.query.missing_value'
+
+
+def error(status, detail, code=UNDEFINED, headers=None):
+    """A webob exception that becomes our error document.
+
+    ``raise errors.error(400, 'Invalid uuid')``.
+    """
+    cls = webob.exc.status_map[status]
+    exc = cls(detail, comment=code, headers=headers)
+    return exc
+
+
+def _title(status):
+    return webob.exc.status_map.get(status, webob.exc.HTTPError).title
+
+
+def document(status, detail, code=None, request_id=None, version=None):
+    """The error document; ``code`` shown only from 1.23."""
+    entry = {'status': status, 'title': _title(status), 'detail': detail,
+             'request_id': request_id or ''}
+    if version is not None and version >= microversion.ERROR_CODES:
+        entry['code'] = code or UNDEFINED
+    return {'errors': [entry]}
+
+
+def response(status, detail, code=None, request_id=None, headers=None,
+             version=None):
+    """A webob response carrying the error document."""
+    resp = webob.Response(status=status, content_type='application/json',
+                          charset='utf-8')
+    for name, value in headers or ():
+        if name.lower() not in ('content-type', 'content-length'):
+            resp.headers.add(name, value)
+    resp.text = jsonutils.dumps(
+        document(status, detail, code, request_id, version))
+    return resp
+
+
+def for_exception(req, exc):
+    """The error response for what a handler raised while serving ``req``.
+
+    Our exceptions carry status and code; an unreachable database is a
+    503 logged in one line; the rest is a 500 whose traceback goes to the
+    log only.
+    """
+    environ = req.environ
+    request_id = environ.get('openstack.request_id')
+    version = environ.get(VERSION_ENVIRON)
+    if isinstance(exc, webob.exc.HTTPException):
+        code = exc.comment if (exc.comment or '').startswith(
+            'placement.') else UNDEFINED
+        detail = (exc.detail if exc.comment else
+                  api_errors.detail_for_status(req, exc.code) or
+                  exc.detail or exc.explanation)
+        return response(exc.code, detail, code, request_id, exc.headerlist,
+                        version)
+    if db_api.is_unreachable(exc):
+        exc = exception.DatabaseUnavailable(reason=exception.one_line(exc))
+    if isinstance(exc, exception.ZunHostcapException) and \
+            400 <= exc.code < 600 and exc.code != 500:
+        if exc.code >= 500:
+            LOG.warning('%(method)s %(path)s: %(status)s %(message)s',
+                        {'method': req.method,
+                         'path': api_errors.safe_path(environ),
+                         'status': exc.code,
+                         'message': exc.kwargs.get('reason', exc.message)})
+        return response(exc.code, exc.message,
+                        getattr(exc, 'error_code', UNDEFINED), request_id,
+                        version=version)
+    if isinstance(exc, (oslo_policy.PolicyNotAuthorized,
+                        oslo_policy.InvalidScope)):
+        return response(403, str(exc), UNDEFINED, request_id,
+                        version=version)
+    LOG.exception('Unexpected error serving %(method)s %(path)s',
+                  {'method': req.method,
+                   'path': api_errors.safe_path(environ)})
+    return response(500, 'The server hit an unexpected error; its log has '
+                         'the details.', UNDEFINED, request_id,
+                    version=version)
+
+
+class ErrorDocumentMiddleware(object):
+    """Every error a Placement error document; one access line a request.
+
+    Errors of handlers are documents already; this catches those of the
+    middleware in between (authentication, body size, version) and any
+    exception that escaped.
+    """
+
+    def __init__(self, application):
+        self.application = application
+
+    def __call__(self, environ, start_response):
+        req = webob.Request(environ)
+        started = time.monotonic()
+        try:
+            resp = req.get_response(self.application)
+        except Exception as exc:
+            resp = for_exception(req, exc)
+        if resp.status_int >= 400 and not api_errors.is_document(resp.body):
+            detail = (api_errors.detail_for_status(req, resp.status_int) or
+                      api_errors._detail_of(resp.body, resp.status))
+            resp = response(resp.status_int, detail, UNDEFINED,
+                            environ.get('openstack.request_id'),
+                            resp.headerlist, environ.get(VERSION_ENVIRON))
+        api_errors.ACCESS_LOG.info(
+            '%(addr)s "%(method)s %(path)s" status: %(status)s len: '
+            '%(length)s microversion: %(version)s time: %(time).4f',
+            {'addr': req.remote_addr, 'method': req.method,
+             'path': api_errors.safe_path(environ),
+             'status': resp.status_int, 'length': resp.content_length,
+             'version': environ.get(VERSION_ENVIRON, '-'),
+             'time': time.monotonic() - started})
+        return resp(environ, start_response)
+
+
+class MicroversionMiddleware(object):
+    """Negotiates the version; names it on every response after it."""
+
+    def __init__(self, application):
+        self.application = application
+
+    def __call__(self, environ, start_response):
+        req = webob.Request(environ)
+        try:
+            version = microversion.extract_version(req.headers)
+        except microversion.InvalidVersion as exc:
+            resp = response(exc.status, exc.detail, UNDEFINED,
+                            environ.get('openstack.request_id'))
+            return resp(environ, start_response)
+        environ[VERSION_ENVIRON] = version
+        value = microversion.header_value(version)
+
+        def start_with_version(status, headers, exc_info=None):
+            headers.append((microversion.HEADER, value))
+            headers.append(('Vary', microversion.HEADER))
+            return start_response(status, headers, exc_info)
+        return self.application(environ, start_with_version)

@@ -1,0 +1,112 @@
+"""Microversions of the Placement-compatible API.
+
+A request names its version in ``OpenStack-API-Version: placement X.Y``
+(or ``placement latest``); without one it gets 1.0, as with Placement. A
+version outside the range is a 406, a malformed one a 400. Routes and
+fields appear at the version where Placement added them; the constants
+below name those versions, so that a handler reads
+``util.version(req) >= microversion.CONSUMER_GENERATION``.
+"""
+
+import microversion_parse
+
+SERVICE_TYPE = 'placement'
+# Spelled as Placement sends it (microversion_parse's STANDARD_HEADER):
+# clients match Vary case-sensitively.
+HEADER = microversion_parse.STANDARD_HEADER
+
+# What each version changed; the range is OpenStack Placement's.
+VERSION_HISTORY = """
+* 1.0 - Resource providers, inventories, allocations, usages.
+* 1.1 - Provider aggregates.
+* 1.2 - /resource_classes.
+* 1.3 - member_of on GET /resource_providers.
+* 1.4 - resources on GET /resource_providers.
+* 1.5 - DELETE /resource_providers/{uuid}/inventories.
+* 1.6 - /traits and provider traits.
+* 1.7 - PUT /resource_classes/{name} creates, without a body.
+* 1.8 - project_id and user_id required in PUT /allocations/{consumer}.
+* 1.9 - GET /usages.
+* 1.10 - /allocation_candidates (not served here yet).
+* 1.11 - Providers link to their allocations.
+* 1.12 - Allocations as a dict keyed by provider in PUT and GET.
+* 1.13 - POST /allocations.
+* 1.14 - Nested providers: parent and root uuid, in_tree.
+* 1.15 - Last-Modified and Cache-Control on GET responses.
+* 1.18 - required traits on GET /resource_providers.
+* 1.19 - Provider aggregates with generation.
+* 1.20 - POST /resource_providers answers 200 with the provider.
+* 1.22 - Forbidden traits (!TRAIT) in required.
+* 1.23 - Error codes in error documents.
+* 1.24 - Several member_of parameters.
+* 1.26 - Inventory with reserved equal to total.
+* 1.28 - Consumer generations.
+* 1.32 - Negative member_of (!).
+* 1.37 - Providers may be re-parented and un-parented.
+* 1.38 - consumer_type in allocations and usages.
+* 1.39 - in: in required on GET /resource_providers.
+"""
+
+MIN_VERSION = microversion_parse.Version(1, 0)
+MAX_VERSION = microversion_parse.Version(1, 39)
+
+# Every version of the range, in order, as microversion_parse wants them.
+VERSIONS = ['1.%d' % minor for minor in range(MAX_VERSION.minor + 1)]
+
+AGGREGATES = (1, 1)
+RESOURCE_CLASSES = (1, 2)
+MEMBER_OF = (1, 3)
+RESOURCES_FILTER = (1, 4)
+DELETE_ALL_INVENTORIES = (1, 5)
+TRAITS = (1, 6)
+RESOURCE_CLASS_PUT_CREATES = (1, 7)
+ALLOCATION_PROJECT_USER_REQUIRED = (1, 8)
+USAGES = (1, 9)
+PROVIDER_ALLOCATIONS_LINK = (1, 11)
+ALLOCATIONS_DICT = (1, 12)
+POST_ALLOCATIONS = (1, 13)
+NESTED_PROVIDERS = (1, 14)
+LAST_MODIFIED = (1, 15)
+REQUIRED_TRAITS = (1, 18)
+AGGREGATE_GENERATION = (1, 19)
+PROVIDER_CREATE_RETURNS_BODY = (1, 20)
+FORBIDDEN_TRAITS = (1, 22)
+ERROR_CODES = (1, 23)
+MULTIPLE_MEMBER_OF = (1, 24)
+RESERVED_EQUALS_TOTAL = (1, 26)
+CONSUMER_GENERATION = (1, 28)
+FORBIDDEN_AGGREGATES = (1, 32)
+REPARENT = (1, 37)
+CONSUMER_TYPE = (1, 38)
+ANY_TRAITS = (1, 39)
+
+
+class InvalidVersion(ValueError):
+    """The header is there but says no version of ours.
+
+    ``status`` is the answer: 406 for a version outside the range, 400
+    for a header that is not a version at all.
+    """
+
+    def __init__(self, status, detail):
+        super().__init__(detail)
+        self.status = status
+        self.detail = detail
+
+
+def extract_version(headers):
+    """The version a request asks for, as a ``microversion_parse.Version``.
+
+    :raises InvalidVersion: a malformed or unsupported version.
+    """
+    try:
+        return microversion_parse.extract_version(headers, SERVICE_TYPE,
+                                                  VERSIONS)
+    except ValueError as exc:
+        raise InvalidVersion(406, 'Invalid microversion: %s' % exc)
+    except TypeError as exc:
+        raise InvalidVersion(400, 'Invalid microversion: %s' % exc)
+
+
+def header_value(version):
+    return '%s %s' % (SERVICE_TYPE, version)

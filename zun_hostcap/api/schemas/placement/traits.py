@@ -1,0 +1,41 @@
+"""Query of GET /traits, body of PUT /resource_providers/{uuid}/traits.
+
+A trait is at most 255 characters; a custom one (the only kind PUT
+/traits/{name} creates) is CUSTOM_ and capitals, digits and underscores.
+"""
+
+import copy
+
+MAX_LENGTH = 255
+CUSTOM_PATTERN = '^CUSTOM_[A-Z0-9_]+$'
+
+TRAIT = {
+    'type': 'string',
+    'minLength': 1,
+    'maxLength': MAX_LENGTH,
+}
+
+CUSTOM_TRAIT = copy.deepcopy(TRAIT)
+CUSTOM_TRAIT['pattern'] = CUSTOM_PATTERN
+
+PUT_PROVIDER_TRAITS_v1_6 = {
+    'type': 'object',
+    'properties': {
+        'traits': {
+            'type': 'array',
+            'items': copy.deepcopy(TRAIT),
+        },
+        'resource_provider_generation': {'type': 'integer'},
+    },
+    'required': ['traits', 'resource_provider_generation'],
+    'additionalProperties': False,
+}
+
+LIST_TRAITS_QUERY_v1_6 = {
+    'type': 'object',
+    'properties': {
+        'name': {'type': 'string'},
+        'associated': {'type': 'string'},
+    },
+    'additionalProperties': False,
+}

@@ -1,0 +1,31 @@
+"""Placement's policy rules, under Placement's names and defaults.
+
+An operator's Placement policy file works unchanged against /placement:
+the rule names, check strings, scope types and deprecated (pre-Wallaby,
+admin-only) defaults are Placement's. /allocation_candidates and
+/reshaper are not served, so their rules are not registered.
+"""
+
+import itertools
+
+from zun_hostcap.common.policies.placement import aggregate
+from zun_hostcap.common.policies.placement import allocation
+from zun_hostcap.common.policies.placement import base
+from zun_hostcap.common.policies.placement import inventory
+from zun_hostcap.common.policies.placement import resource_class
+from zun_hostcap.common.policies.placement import resource_provider
+from zun_hostcap.common.policies.placement import trait
+from zun_hostcap.common.policies.placement import usage
+
+
+def list_rules():
+    return list(itertools.chain(
+        base.list_rules(),
+        resource_provider.list_rules(),
+        resource_class.list_rules(),
+        inventory.list_rules(),
+        aggregate.list_rules(),
+        usage.list_rules(),
+        trait.list_rules(),
+        allocation.list_rules(),
+    ))

@@ -1,0 +1,54 @@
+"""Rules of /allocations and /resource_providers/{uuid}/allocations."""
+
+from oslo_policy import policy
+
+from zun_hostcap.common.policies.placement import base
+
+ALLOC_PREFIX = 'placement:allocations:%s'
+ALLOC_LIST = ALLOC_PREFIX % 'list'
+ALLOC_MANAGE = ALLOC_PREFIX % 'manage'
+ALLOC_UPDATE = ALLOC_PREFIX % 'update'
+ALLOC_DELETE = ALLOC_PREFIX % 'delete'
+
+RP_ALLOC_LIST = 'placement:resource_providers:allocations:list'
+
+CONSUMER = '/allocations/{consumer_uuid}'
+
+rules = [
+    policy.DocumentedRuleDefault(
+        name=ALLOC_MANAGE,
+        check_str=base.ADMIN_OR_SERVICE,
+        scope_types=base.PROJECT_SCOPE,
+        description='Set the allocations of several consumers at once.',
+        operations=[{'method': 'POST', 'path': '/allocations'}]),
+    policy.DocumentedRuleDefault(
+        name=ALLOC_LIST,
+        check_str=base.ADMIN_OR_SERVICE,
+        scope_types=base.PROJECT_SCOPE,
+        description="Show a consumer's allocations.",
+        operations=[{'method': 'GET', 'path': CONSUMER}]),
+    policy.DocumentedRuleDefault(
+        name=ALLOC_UPDATE,
+        check_str=base.ADMIN_OR_SERVICE,
+        scope_types=base.PROJECT_SCOPE,
+        description="Replace a consumer's allocations.",
+        operations=[{'method': 'PUT', 'path': CONSUMER}]),
+    policy.DocumentedRuleDefault(
+        name=ALLOC_DELETE,
+        check_str=base.ADMIN_OR_SERVICE,
+        scope_types=base.PROJECT_SCOPE,
+        description="Remove all of a consumer's allocations.",
+        operations=[{'method': 'DELETE', 'path': CONSUMER}]),
+    policy.DocumentedRuleDefault(
+        name=RP_ALLOC_LIST,
+        check_str=base.ADMIN_OR_SERVICE,
+        scope_types=base.PROJECT_SCOPE,
+        description='List the allocations made against a resource '
+                    'provider, by consumer.',
+        operations=[{'method': 'GET',
+                     'path': '/resource_providers/{uuid}/allocations'}]),
+]
+
+
+def list_rules():
+    return rules

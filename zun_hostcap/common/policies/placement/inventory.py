@@ -1,0 +1,58 @@
+"""Rules of /resource_providers/{uuid}/inventories."""
+
+from oslo_policy import policy
+
+from zun_hostcap.common.policies.placement import base
+
+PREFIX = 'placement:resource_providers:inventories:%s'
+LIST = PREFIX % 'list'
+CREATE = PREFIX % 'create'
+SHOW = PREFIX % 'show'
+UPDATE = PREFIX % 'update'
+DELETE = PREFIX % 'delete'
+
+COLLECTION = '/resource_providers/{uuid}/inventories'
+ITEM = COLLECTION + '/{resource_class}'
+
+rules = [
+    policy.DocumentedRuleDefault(
+        name=LIST,
+        check_str=base.ADMIN_OR_SERVICE,
+        scope_types=base.PROJECT_SCOPE,
+        description="List a resource provider's inventories.",
+        operations=[{'method': 'GET', 'path': COLLECTION}]),
+    policy.DocumentedRuleDefault(
+        name=CREATE,
+        check_str=base.ADMIN_OR_SERVICE,
+        scope_types=base.PROJECT_SCOPE,
+        description='Add the inventory of one resource class to a '
+                    'resource provider.',
+        operations=[{'method': 'POST', 'path': COLLECTION}]),
+    policy.DocumentedRuleDefault(
+        name=SHOW,
+        check_str=base.ADMIN_OR_SERVICE,
+        scope_types=base.PROJECT_SCOPE,
+        description="Show a resource provider's inventory of one "
+                    "resource class.",
+        operations=[{'method': 'GET', 'path': ITEM}]),
+    policy.DocumentedRuleDefault(
+        name=UPDATE,
+        check_str=base.ADMIN_OR_SERVICE,
+        scope_types=base.PROJECT_SCOPE,
+        description="Replace all of a resource provider's inventories, "
+                    "or its inventory of one resource class.",
+        operations=[{'method': 'PUT', 'path': COLLECTION},
+                    {'method': 'PUT', 'path': ITEM}]),
+    policy.DocumentedRuleDefault(
+        name=DELETE,
+        check_str=base.ADMIN_OR_SERVICE,
+        scope_types=base.PROJECT_SCOPE,
+        description="Remove all of a resource provider's inventories, "
+                    "or its inventory of one resource class.",
+        operations=[{'method': 'DELETE', 'path': COLLECTION},
+                    {'method': 'DELETE', 'path': ITEM}]),
+]
+
+
+def list_rules():
+    return rules

@@ -1,0 +1,54 @@
+"""Rules of /resource_classes."""
+
+from oslo_policy import policy
+
+from zun_hostcap.common.policies.placement import base
+
+PREFIX = 'placement:resource_classes:%s'
+LIST = PREFIX % 'list'
+CREATE = PREFIX % 'create'
+SHOW = PREFIX % 'show'
+UPDATE = PREFIX % 'update'
+DELETE = PREFIX % 'delete'
+
+COLLECTION = '/resource_classes'
+ITEM = COLLECTION + '/{name}'
+
+rules = [
+    policy.DocumentedRuleDefault(
+        name=LIST,
+        check_str=base.ADMIN_OR_SERVICE,
+        scope_types=base.PROJECT_SCOPE,
+        description='List the standard and custom resource classes.',
+        operations=[{'method': 'GET', 'path': COLLECTION}]),
+    policy.DocumentedRuleDefault(
+        name=CREATE,
+        check_str=base.ADMIN_OR_SERVICE,
+        scope_types=base.PROJECT_SCOPE,
+        description='Create a custom resource class.',
+        operations=[{'method': 'POST', 'path': COLLECTION}]),
+    policy.DocumentedRuleDefault(
+        name=SHOW,
+        check_str=base.ADMIN_OR_SERVICE,
+        scope_types=base.PROJECT_SCOPE,
+        description='Show one resource class.',
+        operations=[{'method': 'GET', 'path': ITEM}]),
+    policy.DocumentedRuleDefault(
+        name=UPDATE,
+        check_str=base.ADMIN_OR_SERVICE,
+        scope_types=base.PROJECT_SCOPE,
+        description='Create a custom resource class by name, or confirm '
+                    'that it exists.',
+        operations=[{'method': 'PUT', 'path': ITEM}]),
+    policy.DocumentedRuleDefault(
+        name=DELETE,
+        check_str=base.ADMIN_OR_SERVICE,
+        scope_types=base.PROJECT_SCOPE,
+        description='Delete a custom resource class that no inventory '
+                    'uses.',
+        operations=[{'method': 'DELETE', 'path': ITEM}]),
+]
+
+
+def list_rules():
+    return rules
