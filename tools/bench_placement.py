@@ -1,0 +1,911 @@
+#!/usr/bin/env python3
+"""Measure this service's Placement API against OpenStack Placement.
+
+In one run: installs openstack-placement (pinned) from PyPI into a
+virtualenv of its own, kept in a cache directory and reused; then, for
+each database engine (SQLite, then MariaDB), serves Placement and this
+service's standalone Placement API (``zun_hostcap.wsgi.placement``) one
+after the other, each in a process of its own, with the same WSGI server
+(waitress, same version, same thread count), on a fresh database of the
+same engine, with noauth2; loads the providers and measures the same
+steps on both over keep-alive HTTP connections. It prints one table:
+operations per second and median latency of each step on both, and the
+ratio ours/theirs against the target.
+
+Run it with the Python of an environment where zun-hostcap is installed
+(such as ``.tox/functional/bin/python``)::
+
+    python tools/bench_placement.py [--providers N] [--only sqlite|mysql]
+                                    [--quick] [--profile FILE]
+
+MariaDB is expected on 127.0.0.1:3306 with a root user without password
+(``--mysql-url`` to change it); the databases ``bench_ours`` and
+``bench_theirs`` are created and dropped. A step that fails shows its
+error in its row; the other steps still run. Every server is started
+by its own pid and stopped by it: nothing is left running.
+"""
+
+import argparse
+import http.client
+import importlib.metadata
+import json
+import os
+import platform
+import pstats
+import shutil
+import signal
+import socket
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+import uuid
+
+PLACEMENT_DIST = 'openstack-placement'
+PLACEMENT_VERSION = '16.0.0'
+MICROVERSION = 'placement 1.39'
+TOKEN = 'admin'
+HOST = '127.0.0.1'
+SERVER_THREADS = 8
+CLIENT_THREADS = 8
+# The repository this file is in: the default cache directory is in it.
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DEFAULT_CACHE = os.environ.get('ZUN_HOSTCAP_BENCH_CACHE',
+                               os.path.join(REPO, '.bench'))
+DEFAULT_MYSQL_URL = 'mysql+pymysql://root@127.0.0.1:3306/'
+DATABASES = {'ours': 'bench_ours', 'theirs': 'bench_theirs'}
+
+# Inventory of every provider, and what one allocation takes from it.
+INVENTORY = {
+    'VCPU': {'total': 64, 'allocation_ratio': 4.0},
+    'MEMORY_MB': {'total': 262144, 'reserved': 512},
+    'DISK_GB': {'total': 4096},
+}
+ALLOCATION = {'VCPU': 1, 'MEMORY_MB': 512, 'DISK_GB': 10}
+RESOURCES_QUERY = 'VCPU:1,MEMORY_MB:512,DISK_GB:10'
+PROJECT_ID = '6f1a7b3c2d4e4f5a8b9c0d1e2f3a4b5c'
+USER_ID = '0a1b2c3d4e5f40718293a4b5c6d7e8f9'
+
+# Iterations of each step: (full run, --quick).
+ITERATIONS = {
+    'root': (300, 30),
+    'list': (30, 3),
+    'query': (30, 3),
+    'pairs': (300, 30),
+    'pairs_threaded': (800, 80),
+    'usages': (300, 30),
+}
+
+# Minimum ratio ours/theirs of operations per second.
+TARGET_PAIRS = 10.0
+TARGET_LIST = 5.0
+TARGET_OTHER = 3.0
+
+# Run by both servers' Pythons: waitress serving a WSGI application named
+# module:attribute, optionally profiled request by request (cProfile in
+# the thread that serves the request, merged in one file written on
+# SIGTERM). The same code for both, so the server is the same.
+SERVE = r'''
+import cProfile, importlib, os, pstats, signal, sys, threading
+import waitress
+target, port, threads, profile = sys.argv[1:5]
+module, _, attribute = target.partition(':')
+application = getattr(importlib.import_module(module), attribute)
+if profile:
+    inner, lock, merged = application, threading.Lock(), []
+    def application(environ, start_response):
+        prof = cProfile.Profile()
+        prof.enable()
+        try:
+            body = inner(environ, start_response)
+            try:
+                data = list(body)
+            finally:
+                close = getattr(body, 'close', None)
+                if close:
+                    close()
+        finally:
+            prof.disable()
+        with lock:
+            if merged:
+                merged[0].add(prof)
+            else:
+                merged.append(pstats.Stats(prof))
+        return data
+    def dump(signo, frame):
+        with lock:
+            if merged:
+                merged[0].dump_stats(profile)
+        os._exit(0)
+    signal.signal(signal.SIGTERM, dump)
+waitress.serve(application, host='127.0.0.1', port=int(port),
+               threads=int(threads), ident='bench', _quiet=True)
+'''
+
+
+class StepError(Exception):
+    """A request of a step got an answer it should not have."""
+
+
+def _version(dist, python=None):
+    if python is None:
+        try:
+            return importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            return None
+    result = subprocess.run(
+        [python, '-c', 'import importlib.metadata as m, sys; '
+         'print(m.version(sys.argv[1]))', dist],
+        capture_output=True, text=True)
+    return result.stdout.strip() if result.returncode == 0 else None
+
+
+# The virtualenv of Placement
+
+def placement_venv(cache_dir):
+    """The Python of a virtualenv with Placement, made when missing.
+
+    The same waitress and PyMySQL versions as ours are installed in it,
+    so that the server and the driver are the same on both sides.
+    """
+    tag = 'placement-%s-py%d.%d' % ((PLACEMENT_VERSION,) +
+                                    sys.version_info[:2])
+    venv = os.path.join(os.path.abspath(cache_dir), tag)
+    python = os.path.join(venv, 'bin', 'python')
+    ready = os.path.join(venv, 'bench-ready')
+    if os.path.exists(ready):
+        return python
+    if os.path.exists(venv):
+        shutil.rmtree(venv)   # an earlier, interrupted install
+    print('Installing %s==%s into %s ...' % (
+        PLACEMENT_DIST, PLACEMENT_VERSION, venv), flush=True)
+    os.makedirs(cache_dir, exist_ok=True)
+    subprocess.run([sys.executable, '-m', 'venv', venv], check=True)
+    packages = ['%s==%s' % (PLACEMENT_DIST, PLACEMENT_VERSION)]
+    for dist in ('waitress', 'PyMySQL'):
+        version = _version(dist)
+        packages.append('%s==%s' % (dist, version) if version else dist)
+    result = subprocess.run(
+        [python, '-m', 'pip', 'install', '--quiet'] + packages,
+        capture_output=True, text=True)
+    if result.returncode:
+        raise SystemExit('pip install %s failed:\n%s%s' % (
+            ' '.join(packages), result.stdout, result.stderr))
+    with open(ready, 'w') as f:
+        f.write(' '.join(packages) + '\n')
+    return python
+
+
+def console_script(python, name):
+    """The console script ``name`` installed beside ``python``."""
+    script = os.path.join(os.path.dirname(python), name)
+    if os.path.exists(script):
+        return [script]
+    found = shutil.which(name)
+    if found:
+        return [found]
+    raise SystemExit('%s not found beside %s nor in PATH' % (name, python))
+
+
+def write_config(path, sections):
+    with open(path, 'w') as f:
+        for section, options in sections.items():
+            f.write('[%s]\n' % section)
+            for name, value in options.items():
+                f.write('%s = %s\n' % (name, value))
+            f.write('\n')
+    return path
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind((HOST, 0))
+        return sock.getsockname()[1]
+
+
+# Databases
+
+class Engine(object):
+    """Fresh databases of one engine for both sides."""
+
+    name = None
+
+    def url(self, side):
+        raise NotImplementedError
+
+    def version(self):
+        raise NotImplementedError
+
+    def drop(self, side):
+        pass
+
+
+class SQLiteEngine(Engine):
+    name = 'sqlite'
+
+    def __init__(self, tmp):
+        self.tmp = tmp
+
+    def url(self, side):
+        path = os.path.join(self.tmp, 'bench_%s.sqlite' % side)
+        if os.path.exists(path):
+            os.unlink(path)
+        return 'sqlite:///' + path
+
+    def version(self):
+        return 'SQLite %s' % sqlite3.sqlite_version
+
+
+class MySQLEngine(Engine):
+    name = 'mysql'
+
+    def __init__(self, admin_url):
+        self.admin_url = admin_url.rstrip('/') + '/'
+
+    def _execute(self, statement):
+        import sqlalchemy as sa
+        from sqlalchemy import pool
+        engine = sa.create_engine(self.admin_url, poolclass=pool.NullPool)
+        try:
+            with engine.connect() as conn:
+                result = conn.execute(sa.text(statement))
+                return result.fetchall() if result.returns_rows else None
+        finally:
+            engine.dispose()
+
+    def version(self):
+        try:
+            return 'MariaDB/MySQL %s' % self._execute(
+                'SELECT VERSION()')[0][0]
+        except Exception as exc:   # noqa: B902  shown in every row too
+            return 'MariaDB/MySQL unreachable (%s)' % type(exc).__name__
+
+    def url(self, side):
+        name = DATABASES[side]
+        self._execute('DROP DATABASE IF EXISTS %s' % name)
+        self._execute('CREATE DATABASE %s CHARACTER SET utf8mb4' % name)
+        return self.admin_url + name + '?charset=utf8mb4'
+
+    def drop(self, side):
+        self._execute('DROP DATABASE IF EXISTS %s' % DATABASES[side])
+
+
+# Servers
+
+class Server(object):
+    """A waitress process serving one side, stopped by its own pid."""
+
+    def __init__(self, label, argv, env, log_path, port):
+        self.label = label
+        self.argv = argv
+        self.env = env
+        self.log_path = log_path
+        self.port = port
+        self.process = None
+
+    def start(self, timeout=90):
+        with open(self.log_path, 'w') as log:
+            self.process = subprocess.Popen(
+                self.argv, env=self.env, stdout=log,
+                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                start_new_session=True)
+        _RUNNING.add(self)
+        deadline = time.monotonic() + timeout
+        while True:
+            if self.process.poll() is not None:
+                raise RuntimeError('%s exited with %s:\n%s' % (
+                    self.label, self.process.returncode, self.log_tail()))
+            try:
+                conn = http.client.HTTPConnection(HOST, self.port, timeout=30)
+                conn.request('GET', '/', headers={'Accept':
+                                                  'application/json'})
+                status = conn.getresponse().status
+                conn.close()
+                if status == 200:
+                    return
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError('%s did not answer in %ss:\n%s' % (
+                    self.label, timeout, self.log_tail()))
+            time.sleep(0.2)
+
+    def stop(self, timeout=15):
+        if self.process is None:
+            return
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        _RUNNING.discard(self)
+
+    def log_tail(self, lines=30):
+        try:
+            with open(self.log_path, errors='replace') as f:
+                return ''.join(f.readlines()[-lines:])
+        except OSError as err:
+            return str(err)
+
+
+_RUNNING = set()
+
+
+def _stop_all(*args):
+    for server in list(_RUNNING):
+        server.stop()
+    if args:   # called as a signal handler
+        raise SystemExit(128 + args[0])
+
+
+class Side(object):
+    """How to prepare and serve one implementation."""
+
+    def __init__(self, name, label, python, target):
+        self.name = name
+        self.label = label
+        self.python = python
+        self.target = target
+
+    def prepare(self, tmp, url):
+        """Write the configuration, build the schema; the environment."""
+        raise NotImplementedError
+
+    def server(self, tmp, url, profile=None):
+        env = self.prepare(tmp, url)
+        port = free_port()
+        argv = [self.python, '-c', SERVE, self.target, str(port),
+                str(SERVER_THREADS), profile or '']
+        return Server(self.label, argv, env,
+                      os.path.join(tmp, '%s.log' % self.name), port)
+
+
+class Ours(Side):
+
+    def __init__(self):
+        super().__init__('ours', 'zun-hostcap', sys.executable,
+                         'zun_hostcap.wsgi.placement:application')
+
+    def prepare(self, tmp, url):
+        config = write_config(os.path.join(tmp, 'zun-hostcap.conf'), {
+            'DEFAULT': {'debug': 'false', 'state_path': tmp},
+            'api': {'auth_strategy': 'noauth2'},
+            'database': {'connection': url},
+            # Not a policy file of this machine: the defaults.
+            'oslo_policy': {'policy_file': os.path.join(tmp, 'policy.yaml')},
+        })
+        _run(console_script(self.python, 'zun-hostcap-db-manage') +
+             ['--config-file', config, 'upgrade'])
+        return dict(os.environ, ZUN_HOSTCAP_CONFIG_FILE=config)
+
+
+class Theirs(Side):
+
+    def __init__(self, python):
+        super().__init__('theirs', 'placement', python,
+                         'placement.wsgi.api:application')
+
+    def prepare(self, tmp, url):
+        confdir = os.path.join(tmp, 'placement')
+        os.makedirs(confdir, exist_ok=True)
+        config = write_config(os.path.join(confdir, 'placement.conf'), {
+            'DEFAULT': {'debug': 'false'},
+            'api': {'auth_strategy': 'noauth2'},
+            'placement_database': {'connection': url},
+            'oslo_policy': {'policy_file': os.path.join(tmp, 'policy.yaml')},
+        })
+        _run(console_script(self.python, 'placement-manage') +
+             ['--config-file', config, 'db', 'sync'])
+        return dict(os.environ, OS_PLACEMENT_CONFIG_DIR=confdir)
+
+
+def _run(argv):
+    result = subprocess.run(argv, capture_output=True, text=True)
+    if result.returncode:
+        raise RuntimeError('%s failed with %d:\n%s%s' % (
+            ' '.join(argv), result.returncode, result.stdout[-2000:],
+            result.stderr[-2000:]))
+
+
+# The client
+
+class Client(object):
+    """One keep-alive HTTP connection (one per thread)."""
+
+    def __init__(self, port):
+        self.port = port
+        self.conn = http.client.HTTPConnection(HOST, port, timeout=120)
+        self.headers = {
+            'X-Auth-Token': TOKEN,
+            'OpenStack-API-Version': MICROVERSION,
+            'Accept': 'application/json',
+        }
+
+    def call(self, method, path, body=None, expect=(200,)):
+        """The decoded JSON body (or None); StepError on another status."""
+        headers = dict(self.headers)
+        data = None
+        if body is not None:
+            data = json.dumps(body).encode()
+            headers['Content-Type'] = 'application/json'
+        for attempt in (1, 2):
+            try:
+                self.conn.request(method, path, body=data, headers=headers)
+                resp = self.conn.getresponse()
+                payload = resp.read()
+                break
+            except (http.client.RemoteDisconnected, BrokenPipeError,
+                    ConnectionResetError):
+                # The server closed the kept-alive connection: once more.
+                self.conn.close()
+                if attempt == 2:
+                    raise
+        if resp.status not in expect:
+            raise StepError('%s %s -> %d %s' % (
+                method, path.split('?')[0], resp.status,
+                payload[:300].decode('utf-8', 'replace').strip()))
+        if payload and resp.getheader('Content-Type', '').startswith(
+                'application/json'):
+            return json.loads(payload)
+        return None
+
+    def close(self):
+        self.conn.close()
+
+
+class Result(object):
+    """The figures of one step on one side.
+
+    ``failures`` counts the operations that got a wrong answer in a step
+    that goes on past them (the threaded one); ``failure`` is the first.
+    """
+
+    def __init__(self, ops=0, seconds=0.0, latencies=(), error=None,
+                 failures=0, failure=None):
+        self.ops = ops
+        self.seconds = seconds
+        self.latencies = list(latencies)
+        self.error = error
+        self.failures = failures
+        self.failure = failure
+
+    @property
+    def rate(self):
+        """Successful operations per second."""
+        if self.error or not self.seconds or not self.ops:
+            return None
+        return self.ops / self.seconds
+
+    @property
+    def p50(self):
+        if self.error or not self.latencies:
+            return None
+        return statistics.median(self.latencies) * 1000.0
+
+
+def _timed(ops, tolerate=False):
+    """Run the callables ``ops`` in order; a Result.
+
+    With ``tolerate``, an operation that raises StepError is counted as
+    a failure and the others go on.
+    """
+    latencies = []
+    failures = 0
+    failure = None
+    start = time.perf_counter()
+    for op in ops:
+        began = time.perf_counter()
+        try:
+            op()
+        except StepError as exc:
+            if not tolerate:
+                raise
+            failures += 1
+            failure = failure or str(exc)
+            continue
+        latencies.append(time.perf_counter() - began)
+    return Result(len(latencies), time.perf_counter() - start, latencies,
+                  failures=failures, failure=failure)
+
+
+def _step(func, *args):
+    try:
+        return func(*args)
+    except StepError as exc:
+        return Result(error=str(exc))
+    except Exception as exc:   # noqa: B902  a failing step is reported
+        return Result(error='%s: %s' % (type(exc).__name__, exc))
+
+
+class Bench(object):
+    """The steps, against one server."""
+
+    def __init__(self, port, providers, quick):
+        self.port = port
+        self.count = providers
+        self.quick = quick
+        self.client = Client(port)
+        self.providers = []
+
+    def n(self, step):
+        return ITERATIONS[step][1 if self.quick else 0]
+
+    def root(self):
+        """GET /: the server and the middleware, without the database."""
+        def op():
+            self.client.call('GET', '/')
+        op()
+        return _timed(op for _ in range(self.n('root')))
+
+    def create_providers(self):
+        client = self.client
+
+        def create(index):
+            def op():
+                rp = str(uuid.uuid4())
+                client.call('POST', '/resource_providers',
+                            {'name': 'bench-rp-%05d' % index, 'uuid': rp})
+                client.call('PUT', '/resource_providers/%s/inventories' % rp,
+                            {'resource_provider_generation': 0,
+                             'inventories': INVENTORY})
+                self.providers.append(rp)
+            return op
+        return _timed(create(i) for i in range(self.count))
+
+    def _check_listed(self, doc):
+        listed = len((doc or {}).get('resource_providers', ()))
+        if listed != self.count:
+            raise StepError('listed %d providers, expected %d' % (
+                listed, self.count))
+
+    def list_providers(self):
+        def op():
+            self._check_listed(self.client.call('GET',
+                                                '/resource_providers'))
+        op()   # warm up
+        return _timed(op for _ in range(self.n('list')))
+
+    def query_providers(self):
+        path = '/resource_providers?resources=' + urllib.parse.quote(
+            RESOURCES_QUERY, safe=':,')
+
+        def op():
+            self._check_listed(self.client.call('GET', path))
+        op()
+        return _timed(op for _ in range(self.n('query')))
+
+    def _pair(self, client, rp):
+        consumer = str(uuid.uuid4())
+        path = '/allocations/%s' % consumer
+
+        def op():
+            client.call('PUT', path, {
+                'allocations': {rp: {'resources': ALLOCATION}},
+                'project_id': PROJECT_ID, 'user_id': USER_ID,
+                'consumer_generation': None, 'consumer_type': 'INSTANCE',
+            }, expect=(204,))
+            client.call('DELETE', path, expect=(204,))
+        return op
+
+    def _need_providers(self):
+        if not self.providers:
+            raise StepError('no provider was created')
+
+    def allocation_pairs(self):
+        self._need_providers()
+        rps = self.providers
+        ops = [self._pair(self.client, rps[i % len(rps)])
+               for i in range(self.n('pairs'))]
+        ops[0]()   # warm up
+        return _timed(ops[1:])
+
+    def allocation_pairs_threaded(self):
+        """CLIENT_THREADS threads, each on providers of its own."""
+        self._need_providers()
+        total = self.n('pairs_threaded')
+        per_thread = total // CLIENT_THREADS
+        results = [None] * CLIENT_THREADS
+        barrier = threading.Barrier(CLIENT_THREADS + 1)
+
+        def worker(index):
+            client = Client(self.port)
+            try:
+                rps = self.providers[index::CLIENT_THREADS] or self.providers
+                ops = [self._pair(client, rps[i % len(rps)])
+                       for i in range(per_thread)]
+                try:
+                    ops[0]()   # warm up (and open the connection)
+                except StepError:
+                    pass   # counted in the measured ones, if it recurs
+            except Exception as exc:   # noqa: B902
+                results[index] = Result(error='warm-up: %s' % exc)
+                barrier.abort()
+                return
+            try:
+                barrier.wait()
+            except threading.BrokenBarrierError:
+                return
+            try:
+                results[index] = _timed(ops[1:], tolerate=True)
+            except Exception as exc:   # noqa: B902
+                results[index] = Result(error='%s: %s' % (
+                    type(exc).__name__, exc))
+            finally:
+                client.close()
+        threads = [threading.Thread(target=worker, args=(i,))
+                   for i in range(CLIENT_THREADS)]
+        for thread in threads:
+            thread.start()
+        try:
+            barrier.wait()
+        except threading.BrokenBarrierError:
+            pass
+        start = time.perf_counter()
+        for thread in threads:
+            thread.join()
+        seconds = time.perf_counter() - start
+        errors = [r.error for r in results if r and r.error]
+        if errors or None in results:
+            raise StepError(errors[0] if errors else
+                            'a client thread did not finish')
+        latencies = [lat for r in results for lat in r.latencies]
+        failures = [r.failure for r in results if r.failure]
+        return Result(len(latencies), seconds, latencies,
+                      failures=sum(r.failures for r in results),
+                      failure=failures[0] if failures else None)
+
+    def usages(self):
+        """GET usages of providers each holding one allocation."""
+        self._need_providers()
+        rps = self.providers[:min(len(self.providers), 100)]
+        for rp in rps:
+            self.client.call('PUT', '/allocations/%s' % uuid.uuid4(), {
+                'allocations': {rp: {'resources': ALLOCATION}},
+                'project_id': PROJECT_ID, 'user_id': USER_ID,
+                'consumer_generation': None, 'consumer_type': 'INSTANCE',
+            }, expect=(204,))
+
+        def usage(rp):
+            def op():
+                doc = self.client.call(
+                    'GET', '/resource_providers/%s/usages' % rp)
+                if (doc or {}).get('usages', {}).get('VCPU') != 1:
+                    raise StepError('usages of %s: %s' % (rp, doc))
+            return op
+        ops = [usage(rps[i % len(rps)]) for i in range(self.n('usages'))]
+        ops[0]()
+        return _timed(ops[1:])
+
+    def run(self):
+        results = {}
+        for name, func in STEPS:
+            results[name] = _step(getattr(self, func))
+        self.client.close()
+        return results
+
+
+# (key, method of Bench), in the order they run.
+STEPS = [
+    ('root', 'root'),
+    ('create', 'create_providers'),
+    ('list', 'list_providers'),
+    ('query', 'query_providers'),
+    ('pairs', 'allocation_pairs'),
+    ('pairs_threaded', 'allocation_pairs_threaded'),
+    ('usages', 'usages'),
+]
+LABELS = {
+    'root': ('GET / (no database; for reference)', None),
+    'create': ('create provider + PUT inventory', TARGET_OTHER),
+    'list': ('GET /resource_providers (all)', TARGET_LIST),
+    'query': ('GET /resource_providers?resources=', TARGET_OTHER),
+    'pairs': ('allocation PUT+DELETE, sequential', TARGET_PAIRS),
+    'pairs_threaded': ('allocation PUT+DELETE, %d threads' % CLIENT_THREADS,
+                       TARGET_PAIRS),
+    'usages': ('GET /resource_providers/{uuid}/usages', TARGET_OTHER),
+}
+
+
+def measure(side, engine, tmp, args):
+    """Serve ``side`` on a fresh database of ``engine``; its results."""
+    workdir = os.path.join(tmp, '%s-%s' % (engine.name, side.name))
+    os.makedirs(workdir)
+    profile = None
+    if args.profile and side.name == 'ours':
+        profile = '%s.%s' % (args.profile, engine.name)
+    server = None
+    try:
+        try:
+            server = side.server(workdir, engine.url(side.name), profile)
+            server.start()
+        except Exception as exc:   # noqa: B902
+            error = 'did not start: %s' % exc
+            return {name: Result(error=error) for name, _ in STEPS}, None
+        print('  %s on %s: serving on port %d (pid %d), %d providers ...' % (
+            side.label, engine.name, server.port, server.process.pid,
+            args.providers), flush=True)
+        results = Bench(server.port, args.providers, args.quick).run()
+    finally:
+        if server is not None:
+            server.stop()
+        try:
+            engine.drop(side.name)
+        except Exception as exc:   # noqa: B902
+            print('  could not drop the database of %s: %s' % (
+                side.label, exc))
+    failed = [name for name, r in results.items() if r.error or r.failures]
+    if failed:
+        print('  %s: failures in %s (see below); log: %s' % (
+            side.label, ', '.join(failed), server.log_path), flush=True)
+    return results, profile
+
+
+def _fmt(value, width, digits):
+    if value is None:
+        return '-'.rjust(width)
+    return ('%.*f' % (digits, value)).rjust(width)
+
+
+def table(rows):
+    """The text of the table of (engine, key, ours, theirs) rows.
+
+    The verdict is ok or MISS against the target; FAIL when our side
+    failed or got a wrong answer. A * marks a rate of successful
+    operations only, some having failed.
+    """
+    head = ('%-7s %-38s %9s %8s %9s %8s %7s %6s %s' % (
+        'engine', 'step', 'ours/s', 'p50 ms', 'theirs/s', 'p50 ms',
+        'ratio', 'target', 'verdict'))
+    lines = [head, '-' * len(head)]
+    notes = []
+    for engine, key, ours, theirs in rows:
+        label, target = LABELS[key]
+        ratio = (ours.rate / theirs.rate
+                 if ours.rate and theirs.rate else None)
+        if ours.error or ours.failures:
+            verdict = 'FAIL'
+        elif ratio is None or target is None:
+            verdict = '-'
+        else:
+            verdict = 'ok' if ratio >= target else 'MISS'
+        lines.append('%-7s %-38s %9s %8s %9s %8s %7s %6s %s' % (
+            engine, label, _rate(ours), _fmt(ours.p50, 8, 2),
+            _rate(theirs), _fmt(theirs.p50, 8, 2),
+            _fmt(ratio, 6, 1) + ('x' if ratio is not None else ' '),
+            '%.0fx' % target if target else '-', verdict))
+        for who, result in (('ours', ours), ('theirs', theirs)):
+            if result.error:
+                notes.append((engine, who, label, result.error[:400]))
+            elif result.failures:
+                summary = '%d of %d failed, e.g. %s' % (
+                    result.failures, result.failures + result.ops,
+                    result.failure[:300])
+                notes.append((engine, who, label, summary))
+    text = []
+    seen = set()
+    for engine, who, label, error in notes:
+        if (engine, who, error) in seen:
+            continue   # a server that did not start: every step
+        seen.add((engine, who, error))
+        text.append('error: %s %s, %s: %s' % (engine, who, label, error))
+    return '\n'.join(lines + ([''] + text if text else []))
+
+
+def _rate(result):
+    text = _fmt(result.rate, 9 - bool(result.failures), 1)
+    return text + '*' if result.failures and result.rate else text
+
+
+def conditions(args, theirs_python, engines):
+    uname = platform.uname()
+    sqla = _version('SQLAlchemy')
+    sqla_theirs = _version('SQLAlchemy', theirs_python)
+    lines = [
+        'zun-hostcap %s vs %s %s, microversion %s, noauth2' % (
+            _version('zun-hostcap'), PLACEMENT_DIST,
+            _version(PLACEMENT_DIST, theirs_python), MICROVERSION.split()[1]),
+        'machine: %d CPUs, %s %s %s; Python %s' % (
+            os.cpu_count(), uname.system, uname.release, uname.machine,
+            platform.python_version()),
+        'server: waitress %s, %d threads, one process each, one at a time' % (
+            _version('waitress'), SERVER_THREADS),
+        'libraries: SQLAlchemy %s (ours) / %s (theirs), oslo.db %s / %s, '
+        'PyMySQL %s / %s' % (
+            sqla, sqla_theirs, _version('oslo.db'),
+            _version('oslo.db', theirs_python), _version('PyMySQL'),
+            _version('PyMySQL', theirs_python)),
+        'databases: %s' % ', '.join(e.version() for e in engines),
+        'load: %d providers (VCPU/MEMORY_MB/DISK_GB); iterations: %s%s' % (
+            args.providers,
+            ', '.join('%s %d' % (k, v[1 if args.quick else 0])
+                      for k, v in ITERATIONS.items()),
+            ' (--quick)' if args.quick else ''),
+        'client: http.client keep-alive, one connection per thread; '
+        'ratio = ours/s / theirs/s; an op of a pair step is 2 requests',
+    ]
+    return '\n'.join(lines)
+
+
+def print_profile(path, limit=35):
+    if not path or not os.path.exists(path):
+        return
+    print('\nProfile of our server (%s), by cumulative time:' % path)
+    stats = pstats.Stats(path)
+    stats.sort_stats('cumulative').print_stats(limit)
+    print('By own time:')
+    stats.sort_stats('tottime').print_stats(limit)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument('--providers', type=int, default=1000,
+                        help='providers to load (default 1000)')
+    parser.add_argument('--only', choices=('sqlite', 'mysql'),
+                        help='one database engine only')
+    parser.add_argument('--quick', action='store_true',
+                        help='fewer iterations, for a smoke run')
+    parser.add_argument('--cache-dir', default=DEFAULT_CACHE,
+                        help='where the virtualenv of Placement is kept '
+                        '(default %(default)s)')
+    parser.add_argument('--mysql-url', default=DEFAULT_MYSQL_URL,
+                        help='an administrator URL of the MariaDB server '
+                        '(default %(default)s)')
+    parser.add_argument('--profile', metavar='FILE',
+                        help='profile our server (cProfile, request by '
+                        'request) into FILE.<engine> and print a summary')
+    parser.add_argument('--keep', action='store_true',
+                        help='keep the work directory (logs, configs)')
+    args = parser.parse_args(argv)
+    if args.providers < 1:
+        parser.error('--providers must be at least 1')
+    try:
+        import zun_hostcap  # noqa: F401
+    except ImportError:
+        raise SystemExit('zun_hostcap is not importable by %s: run this '
+                         'with the Python of an environment where it is '
+                         'installed (e.g. .tox/functional/bin/python)' %
+                         sys.executable)
+    signal.signal(signal.SIGTERM, _stop_all)
+    theirs_python = placement_venv(args.cache_dir)
+    tmp = tempfile.mkdtemp(prefix='bench-placement-')
+    engines = []
+    if args.only in (None, 'sqlite'):
+        engines.append(SQLiteEngine(tmp))
+    if args.only in (None, 'mysql'):
+        engines.append(MySQLEngine(args.mysql_url))
+    sides = [Theirs(theirs_python), Ours()]
+    rows = []
+    profiles = []
+    try:
+        print(conditions(args, theirs_python, engines), flush=True)
+        for engine in engines:
+            results = {}
+            for side in sides:
+                results[side.name], profile = measure(side, engine, tmp, args)
+                profiles.append(profile)
+            for key, _ in STEPS:
+                rows.append((engine.name, key, results['ours'][key],
+                             results['theirs'][key]))
+    finally:
+        _stop_all()
+        if args.keep:
+            print('work directory kept: %s' % tmp)
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+    print()
+    print(table(rows))
+    for profile in profiles:
+        print_profile(profile)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
