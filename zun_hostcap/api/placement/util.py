@@ -113,8 +113,12 @@ def require_json_content(req):
                                 'application/json' % (content_type or None))
 
 
-def read_json(req, schema):
+def read_json(req, schema=None):
     """The JSON body, valid for ``schema``, with Placement's messages.
+
+    ``schema`` None: any JSON (the caller validates it). A schema is a
+    module constant: its validator is cached by its id, so a dict made
+    per call would add a validator to the cache at every request.
 
     415 for a body that is not application/json (or not UTF-8), 400 for
     a body without a Content-Type, JSON that does not parse ("Malformed
@@ -146,9 +150,10 @@ def read_json(req, schema):
         data = jsonutils.loads(text)
     except ValueError as exc:
         raise errors.error(400, 'Malformed JSON: %s' % exc)
-    problem = schema_problem(schema, data, _BODY_FORMAT_CHECKER)
-    if problem is not None:
-        raise errors.error(400, 'JSON does not validate: %s' % problem)
+    if schema is not None:
+        problem = schema_problem(schema, data, _BODY_FORMAT_CHECKER)
+        if problem is not None:
+            raise errors.error(400, 'JSON does not validate: %s' % problem)
     return data
 
 

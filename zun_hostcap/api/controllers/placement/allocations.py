@@ -28,7 +28,7 @@ def read_body(req, schemas):
 
     Refusals read as Placement's: "JSON does not validate: <what>".
     """
-    data = util.read_json(req, {})
+    data = util.read_json(req)
     for minimum, candidate in schemas:
         if util.at_least(req, minimum):
             break
