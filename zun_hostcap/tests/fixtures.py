@@ -34,6 +34,7 @@ class Database(fixtures.Fixture):
             self.connection = 'sqlite:///%s' % os.path.join(tmp, 'test.db')
         facade = enginefacade.transaction_context()
         facade.configure(connection=self.connection)
+        facade.append_on_engine_create(sqla_api.configure_sqlite)
         self.addCleanup(sqla_api.main_context_manager.patch_factory(
             facade._factory))
         self.engine = sqla_api.get_engine()

@@ -11,11 +11,55 @@ from oslo_db.sqlalchemy import enginefacade
 from oslo_db.sqlalchemy import utils as db_utils
 from oslo_utils import timeutils
 from oslo_utils import uuidutils
+import sqlalchemy as sa
 
 from zun_hostcap.common import exception
 from zun_hostcap.db.sqlalchemy import models
 
+# How long a SQLite connection waits for another one's write lock before
+# "database is locked" (pysqlite's own default is 5 s).
+SQLITE_BUSY_TIMEOUT_MS = 30000
+
+
+def configure_sqlite(engine):
+    """A SQLite file in WAL mode, for several processes writing at once.
+
+    In the default rollback-journal mode a writer locks readers out and
+    every commit syncs the disk three times. With a write-ahead log
+    readers and one writer go on together, a commit appends to the log,
+    and with synchronous=NORMAL the log is synced at checkpoints: a
+    power cut can lose the last commits, never the file's integrity
+    (SQLite's documented guarantee for WAL). [database]
+    sqlite_synchronous = False (oslo.db's option) still turns syncing
+    off altogether. Other engines are left as they are.
+    """
+    if engine.dialect.name != 'sqlite':
+        return
+    database = engine.url.database
+    in_memory = not database or database == ':memory:' or (
+        engine.url.query.get('mode') == 'memory')
+
+    if not in_memory and isinstance(engine.pool, sa.pool.NullPool):
+        old = engine.pool
+        engine.pool = sa.pool.QueuePool(
+            old._creator, recycle=old._recycle, pre_ping=old._pre_ping,
+            dialect=old._dialect, _dispatch=old.dispatch)
+
+    @sa.event.listens_for(engine, 'connect')
+    def _pragmas(dbapi_connection, connection_record):
+        dbapi_connection.execute(
+            'PRAGMA busy_timeout = %d' % SQLITE_BUSY_TIMEOUT_MS)
+        if in_memory:
+            return
+        mode = dbapi_connection.execute(
+            'PRAGMA journal_mode = WAL').fetchone()[0]
+        if mode == 'wal' and dbapi_connection.execute(
+                'PRAGMA synchronous').fetchone()[0] > 1:
+            dbapi_connection.execute('PRAGMA synchronous = NORMAL')
+
+
 main_context_manager = enginefacade.transaction_context()
+main_context_manager.append_on_engine_create(configure_sqlite)
 
 # Columns the hosts list can be sorted by; the rest are JSON or not useful.
 COMPUTE_NODE_SORT_KEYS = (
