@@ -149,16 +149,17 @@ def get_by_provider(context, provider_uuid):
 
 # Writing.
 
-def _capacity_rows(context, provider_uuids, rc_ids, consumer_uuids):
-    """Providers asked for, with inventories of ``rc_ids`` and usage.
+def _capacity_query():
+    """Providers asked for, with their inventories of some classes.
 
     One row per (provider, inventory of one of the classes), or one row
     with no inventory for a provider that has none of them. ``used`` is
     the provider's usage of the class now, ``own`` the part of it the
     consumers being written hold.
     """
-    inv_join = sa.and_(INV.c.resource_provider_id == RP.c.id,
-                       INV.c.resource_class_id.in_(rc_ids or [-1]))
+    inv_join = sa.and_(
+        INV.c.resource_provider_id == RP.c.id,
+        INV.c.resource_class_id.in_(sa.bindparam('rc_ids', expanding=True)))
 
     def usage(*where):
         return (sa.select(sa.func.sum(ALLOC.c.used))
@@ -166,16 +167,27 @@ def _capacity_rows(context, provider_uuids, rc_ids, consumer_uuids):
                        ALLOC.c.resource_class_id == INV.c.resource_class_id,
                        *where)
                 .scalar_subquery())
-    return context.session.execute(
+    return (
         sa.select(RP.c.id, RP.c.uuid, RP.c.generation,
                   INV.c.resource_class_id, INV.c.total, INV.c.reserved,
                   INV.c.min_unit, INV.c.max_unit, INV.c.step_size,
                   INV.c.allocation_ratio,
                   usage().label('used'),
-                  usage(ALLOC.c.consumer_id.in_(consumer_uuids))
+                  usage(ALLOC.c.consumer_id.in_(
+                      sa.bindparam('consumer_uuids', expanding=True)))
                   .label('own'))
         .select_from(RP.outerjoin(INV, inv_join))
-        .where(RP.c.uuid.in_(provider_uuids))).all()
+        .where(RP.c.uuid.in_(sa.bindparam('rp_uuids', expanding=True))))
+
+
+_CAPACITY = _capacity_query()
+
+
+def _capacity_rows(context, provider_uuids, rc_ids, consumer_uuids):
+    """The rows of ``_capacity_query``."""
+    return context.session.execute(_CAPACITY, {
+        'rp_uuids': list(provider_uuids), 'rc_ids': list(rc_ids),
+        'consumer_uuids': list(consumer_uuids)}).all()
 
 
 def _check(context, requests, consumer_uuids, rc_ids):
@@ -396,6 +408,12 @@ def replace_all(context, requests, check_generation=False):
     raise exception.AllocationConcurrentUpdate(reason=_RP_CHANGED)
 
 
+_DELETE_ALLOCATIONS = ALLOC.delete().where(
+    ALLOC.c.consumer_id == sa.bindparam('consumer_uuid'))
+_DELETE_CONSUMER = CONSUMER.delete().where(
+    CONSUMER.c.uuid == sa.bindparam('consumer_uuid'))
+
+
 @common.retry_on_deadlock
 @common.writer
 def delete_by_consumer(context, consumer_uuid):
@@ -403,9 +421,8 @@ def delete_by_consumer(context, consumer_uuid):
 
     :raises ConsumerNotFound: it has no allocations.
     """
-    result = context.session.execute(
-        ALLOC.delete().where(ALLOC.c.consumer_id == consumer_uuid))
+    params = {'consumer_uuid': consumer_uuid}
+    result = context.session.execute(_DELETE_ALLOCATIONS, params)
     if not result.rowcount:
         raise exception.AllocationsNotFound(uuid=consumer_uuid)
-    context.session.execute(
-        CONSUMER.delete().where(CONSUMER.c.uuid == consumer_uuid))
+    context.session.execute(_DELETE_CONSUMER, params)

@@ -39,13 +39,26 @@ PROVIDER_COLUMNS = (RP.c.id, RP.c.uuid, RP.c.name, RP.c.generation,
                     RP.c.created_at, RP.c.updated_at)
 
 
+# The statements of the busiest paths are built once, with bound
+# parameters (``expanding`` ones for lists): building a statement costs
+# more than running a compiled one from SQLAlchemy's cache.
+_PROVIDER_BY_UUID = sa.select(*PROVIDER_COLUMNS).where(
+    RP.c.uuid == sa.bindparam('uuid'))
+
+_BUMP_GENERATION = (
+    RP.update()
+    .where(RP.c.id == sa.bindparam('provider_id'),
+           RP.c.generation == sa.bindparam('expected'))
+    .values(generation=sa.bindparam('new_generation'),
+            updated_at=sa.bindparam('now')))
+
+
 def provider_row(context, uuid):
     """The provider's row (PROVIDER_COLUMNS), in the caller's transaction.
 
     :raises ResourceProviderNotFound: no provider has ``uuid``.
     """
-    row = context.session.execute(
-        sa.select(*PROVIDER_COLUMNS).where(RP.c.uuid == uuid)).first()
+    row = context.session.execute(_PROVIDER_BY_UUID, {'uuid': uuid}).first()
     if row is None:
         raise exception.ResourceProviderNotFound(uuid=uuid)
     return row
@@ -61,10 +74,9 @@ def increment_generation(context, provider_id, expected, uuid=None):
     :returns: the new generation.
     :raises ResourceProviderConcurrentUpdate: the generation moved.
     """
-    result = context.session.execute(
-        RP.update()
-        .where(RP.c.id == provider_id, RP.c.generation == expected)
-        .values(generation=expected + 1, updated_at=timeutils.utcnow()))
+    result = context.session.execute(_BUMP_GENERATION, {
+        'provider_id': provider_id, 'expected': expected,
+        'new_generation': expected + 1, 'now': timeutils.utcnow()})
     if result.rowcount != 1:
         raise exception.ResourceProviderConcurrentUpdate(
             uuid=uuid or provider_id)

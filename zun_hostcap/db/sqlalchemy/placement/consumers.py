@@ -43,6 +43,11 @@ _CONSUMER_FROM = CONSUMER.join(
     CONSUMER_TYPE, CONSUMER.c.consumer_type_id == CONSUMER_TYPE.c.id)
 
 
+_CONSUMERS_BY_UUID = (
+    sa.select(*_CONSUMER_COLUMNS).select_from(_CONSUMER_FROM)
+    .where(CONSUMER.c.uuid.in_(sa.bindparam('uuids', expanding=True))))
+
+
 def consumer_rows(context, uuids):
     """{uuid: row} of the consumers that exist among ``uuids``.
 
@@ -52,8 +57,7 @@ def consumer_rows(context, uuids):
     if not uuids:
         return {}
     return {row.uuid: row for row in context.session.execute(
-        sa.select(*_CONSUMER_COLUMNS).select_from(_CONSUMER_FROM)
-        .where(CONSUMER.c.uuid.in_(list(uuids))))}
+        _CONSUMERS_BY_UUID, {'uuids': list(uuids)})}
 
 
 @common.reader
@@ -92,6 +96,14 @@ _KINDS = ((PROJECT, PROJECT.c.external_id), (USER, USER.c.external_id),
           (CONSUMER_TYPE, CONSUMER_TYPE.c.name))
 
 
+# Projects, users and types in one query; an empty list matches nothing.
+_IDS = sa.union_all(*[
+    sa.select(sa.literal_column('%d' % kind).label('kind'),
+              column.label('value'), table.c.id)
+    .where(column.in_(sa.bindparam('values%d' % kind, expanding=True)))
+    for kind, (table, column) in enumerate(_KINDS)])
+
+
 def ensure_ids(context, projects, users, types):
     """({project: id}, {user: id}, {type: id}), made if missing.
 
@@ -99,16 +111,11 @@ def ensure_ids(context, projects, users, types):
     three when they all exist.
     """
     wanted = [sorted(set(values)) for values in (projects, users, types)]
-    selects = [sa.select(sa.literal_column('%d' % kind).label('kind'),
-                         column.label('value'), table.c.id)
-               .where(column.in_(values))
-               for kind, ((table, column), values)
-               in enumerate(zip(_KINDS, wanted)) if values]
     found = ({}, {}, {})
-    if not selects:
+    if not any(wanted):
         return found
-    query = selects[0] if len(selects) == 1 else sa.union_all(*selects)
-    for kind, value, id_ in context.session.execute(query):
+    for kind, value, id_ in context.session.execute(_IDS, {
+            'values%d' % kind: values for kind, values in enumerate(wanted)}):
         found[kind][value] = id_
     for kind, ((table, column), values) in enumerate(zip(_KINDS, wanted)):
         missing = [value for value in values if value not in found[kind]]
