@@ -39,6 +39,11 @@ def configure_sqlite(engine):
     in_memory = not database or database == ':memory:' or (
         engine.url.query.get('mode') == 'memory')
 
+    # oslo.db replaces SQLAlchemy's QueuePool of a SQLite file with a
+    # NullPool and has no option to keep it. With a NullPool each request
+    # closes the file's last connection, which checkpoints and deletes the
+    # log: so the pool SQLAlchemy would have made, from the same creator
+    # and with the same events, as Pool.recreate() builds its copy.
     if not in_memory and isinstance(engine.pool, sa.pool.NullPool):
         old = engine.pool
         engine.pool = sa.pool.QueuePool(
