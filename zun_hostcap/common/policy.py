@@ -1,6 +1,16 @@
-"""The policy enforcer of the API."""
+"""The policy enforcer of the API.
+
+oslo.policy looks for the policy file and evaluates the rule's checks at
+every call, about a quarter of a millisecond, often more than the rest of
+a small request. A check that allowed is therefore remembered for
+``DECISION_TTL`` seconds, keyed by everything the decision depends on
+(rule, target, the credentials' policy values); refusals are not
+remembered. Edits of the policy file apply within that second, and at
+once on SIGHUP (``reset``).
+"""
 
 import threading
+import time
 
 from oslo_policy import policy
 
@@ -11,6 +21,57 @@ CONF = zun_hostcap.conf.CONF
 
 _ENFORCER = None
 _ENFORCER_LOCK = threading.Lock()
+
+# Seconds an allowed decision is reused; also how soon an edited policy
+# file is seen.
+DECISION_TTL = 1.0
+# Distinct decisions remembered at most; past it the memory starts again.
+MAX_DECISIONS = 10000
+
+
+class _Decisions(object):
+    """The allowed decisions of one enforcer, forgotten all at once."""
+
+    def __init__(self):
+        self.allowed = set()
+        self.expires = 0.0
+
+    def seen(self, key):
+        if time.monotonic() >= self.expires:
+            # A fresh set rather than clear(): other threads may be
+            # reading the old one.
+            self.allowed = set()
+            self.expires = time.monotonic() + DECISION_TTL
+            return False
+        return key in self.allowed
+
+    def remember(self, key):
+        allowed = self.allowed
+        if len(allowed) >= MAX_DECISIONS:
+            self.allowed = allowed = set()
+        allowed.add(key)
+
+
+_DECISIONS = _Decisions()
+
+
+def _frozen(value):
+    if isinstance(value, (list, tuple)):
+        return tuple(value)
+    if isinstance(value, dict):
+        return tuple(sorted((k, _frozen(v)) for k, v in value.items()))
+    return value
+
+
+def _decision_key(rule, target, context):
+    """What the decision depends on, hashable; None if it cannot be."""
+    try:
+        key = (rule, _frozen(target), _frozen(dict(
+            context.to_policy_values())))
+        hash(key)
+    except TypeError:
+        return None
+    return key
 
 
 def get_enforcer():
@@ -37,16 +98,23 @@ def reset():
     old enforcer, so that one is left as it is (clearing its rules under
     them would refuse their requests), not cleared.
     """
-    global _ENFORCER
+    global _ENFORCER, _DECISIONS
     with _ENFORCER_LOCK:
         _ENFORCER = None
+        _DECISIONS = _Decisions()
 
 
 def authorize(context, rule, target=None):
     """Raise ``PolicyNotAuthorized`` unless ``context`` may do ``rule``."""
     target = target or {'project_id': context.project_id,
                         'user_id': context.user_id}
+    decisions = _DECISIONS
+    key = _decision_key(rule, target, context)
+    if key is not None and decisions.seen(key):
+        return
     get_enforcer().authorize(rule, target, context, do_raise=True)
+    if key is not None:
+        decisions.remember(key)
 
 
 def check_is_admin(context):

@@ -4,6 +4,7 @@ from oslo_config import fixture as config_fixture
 from oslotest import base
 
 from zun_hostcap.common import context
+from zun_hostcap.common import policy
 import zun_hostcap.conf
 from zun_hostcap import objects
 
@@ -18,6 +19,9 @@ class TestCase(base.BaseTestCase):
         self.conf = self.useFixture(config_fixture.Config(CONF)).conf
         objects.register_all()
         self.context = context.get_admin_context()
+        # The enforcer remembers decisions; a test's options are its own.
+        policy.reset()
+        self.addCleanup(policy.reset)
 
     def flags(self, group=None, **overrides):
         """Override configuration options for this test."""

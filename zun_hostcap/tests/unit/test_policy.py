@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import fixtures
 from oslo_policy import policy as oslo_policy
@@ -217,6 +218,66 @@ class TestPolicyFile(PolicyTestCase):
         self.assertRaises(oslo_policy.PolicyNotAuthorized,
                           policy.authorize, _context('reader'),
                           'host:get_all')
+
+
+class TestRememberedDecisions(PolicyTestCase):
+    """Allowed decisions are reused for a moment; refusals never are."""
+
+    def _write_policy(self, text):
+        with open(self.policy_file, 'w') as f:
+            f.write(text)
+
+    def test_an_edit_applies_within_the_ttl(self):
+        self.useFixture(fixtures.MonkeyPatch(
+            'zun_hostcap.common.policy.DECISION_TTL', 0.2))
+        admin = _context('admin')
+        policy.authorize(admin, 'host:get_all')
+        self._write_policy('"host:get_all": "role:nobody"\n')
+        # Within the TTL the allowed decision stands ...
+        policy.authorize(admin, 'host:get_all')
+        time.sleep(0.25)
+        # ... after it the file's rule does.
+        self.assertRaises(oslo_policy.PolicyNotAuthorized,
+                          policy.authorize, admin, 'host:get_all')
+
+    def test_a_refusal_is_not_remembered(self):
+        reader = _context('reader')
+        self.assertRaises(oslo_policy.PolicyNotAuthorized,
+                          policy.authorize, reader, 'host:get_all')
+        self._write_policy('"host:get_all": "role:reader"\n')
+        policy.authorize(reader, 'host:get_all')
+
+    def test_a_decision_is_only_for_its_credentials_and_target(self):
+        policy.authorize(_context('admin'), 'host:get_all')
+        self.assertRaises(oslo_policy.PolicyNotAuthorized,
+                          policy.authorize, _context('reader'),
+                          'host:get_all')
+        member = _context('member', 'reader')
+        policy.authorize(member, 'placement:usages')
+        self.assertRaises(oslo_policy.PolicyNotAuthorized,
+                          policy.authorize, member, 'placement:usages',
+                          {'project_id': 'another-project'})
+        # A system-scoped token of the same user is another caller.
+        system = context.RequestContext(user_id='user', roles=['member'],
+                                        system_scope='all')
+        self.assertRaises(oslo_policy.InvalidScope,
+                          policy.authorize, system, 'placement:usages')
+
+    def test_reset_forgets_at_once(self):
+        admin = _context('admin')
+        policy.authorize(admin, 'host:get_all')
+        self._write_policy('"host:get_all": "role:nobody"\n')
+        policy.reset()
+        self.assertRaises(oslo_policy.PolicyNotAuthorized,
+                          policy.authorize, admin, 'host:get_all')
+
+    def test_the_memory_is_bounded(self):
+        self.useFixture(fixtures.MonkeyPatch(
+            'zun_hostcap.common.policy.MAX_DECISIONS', 3))
+        for index in range(10):
+            policy.authorize(_context('admin'), 'placement:usages',
+                             {'project_id': 'p%d' % index})
+        self.assertLessEqual(len(policy._DECISIONS.allowed), 3)
 
 
 class TestOsloPolicyTools(base.TestCase):
