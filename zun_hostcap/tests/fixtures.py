@@ -33,7 +33,8 @@ class Database(fixtures.Fixture):
             tmp = self.useFixture(fixtures.TempDir()).path
             self.connection = 'sqlite:///%s' % os.path.join(tmp, 'test.db')
         facade = enginefacade.transaction_context()
-        facade.configure(connection=self.connection)
+        facade.configure(connection=self.connection,
+                         **sqla_api.ENGINE_OPTIONS)
         facade.append_on_engine_create(sqla_api.configure_sqlite)
         self.addCleanup(sqla_api.main_context_manager.patch_factory(
             facade._factory))

@@ -63,7 +63,13 @@ def configure_sqlite(engine):
             dbapi_connection.execute('PRAGMA synchronous = NORMAL')
 
 
+# Engine options of ours. Without eventlet (native threads only) the
+# sleep(0) oslo.db adds at each connection check-in, there to let green
+# threads run, only costs time: ~60 us a transaction.
+ENGINE_OPTIONS = {'thread_checkin': False}
+
 main_context_manager = enginefacade.transaction_context()
+main_context_manager.configure(**ENGINE_OPTIONS)
 main_context_manager.append_on_engine_create(configure_sqlite)
 
 # Columns the hosts list can be sorted by; the rest are JSON or not useful.
