@@ -9,10 +9,15 @@ or, alone, by ``setup_standalone_app``)::
     sizelimit            refuse oversized bodies with 413
     authentication       keystonemiddleware or Placement's noauth2
     microversion         OpenStack-API-Version: placement X.Y (400/406)
-    accept guard         406 unless the client takes JSON
-    body guard           pecan never decodes a body
-    pecan                context and error hooks, one controller module
-                         per resource (api/controllers/placement/)
+    accept guard         notes a client that does not take JSON (406)
+    body guard           the body is read by the handler that takes one
+    router               the route table (``routes.ROUTES``): context,
+                         405/404, one controller method a request, one
+                         controller module per resource
+                         (api/controllers/placement/)
+
+No pecan here: a route table is how Placement itself is written, and
+pecan's object dispatch cost more than half of a small request.
 """
 
 from oslo_middleware import cors
@@ -20,14 +25,12 @@ from oslo_middleware import healthcheck
 from oslo_middleware import http_proxy_to_wsgi
 from oslo_middleware import request_id
 from oslo_middleware import sizelimit
-import pecan
 import webob
 
-from zun_hostcap.api.controllers.placement import root
 from zun_hostcap.api import middleware
 from zun_hostcap.api.placement import auth
 from zun_hostcap.api.placement import errors
-from zun_hostcap.common import context
+from zun_hostcap.api.placement import routes
 import zun_hostcap.conf
 
 CONF = zun_hostcap.conf.CONF
@@ -36,24 +39,12 @@ CONF = zun_hostcap.conf.CONF
 PREFIX = '/placement'
 
 
-class ErrorHook(pecan.hooks.PecanHook):
-    """What a handler raised, as Placement's error document."""
-
-    def on_error(self, state, exc):
-        return errors.for_exception(state.request, exc)
-
-
-# Set by AcceptGuard when the client does not take JSON.
-NOT_ACCEPTABLE = 'placement.not_acceptable'
-
-
 class AcceptGuard(object):
-    """Hides Accept from pecan; notes a client that does not take JSON.
+    """Notes a client that does not take JSON.
 
-    Every document of this API is JSON and handlers return responses
-    themselves, so pecan's own negotiation would only get in the way. A
-    route that exists answers such a client 406 (``ContextHook``), after
-    routing, so that an unknown path is still a 404, as in Placement.
+    Every document of this API is JSON. A route that exists answers such
+    a client 406 (``routes.Router``), after routing, so that an unknown
+    path is still a 404, as in Placement.
     """
 
     def __init__(self, application):
@@ -63,7 +54,7 @@ class AcceptGuard(object):
         accept = environ.pop('HTTP_ACCEPT', None)
         if accept and webob.acceptparse.create_accept_header(
                 accept).best_match(['application/json']) is None:
-            environ[NOT_ACCEPTABLE] = accept
+            environ[routes.NOT_ACCEPTABLE] = accept
         return self.application(environ, start_response)
 
 
@@ -96,36 +87,13 @@ class RequestChecks(object):
         return self.application(environ, start_response)
 
 
-class ContextHook(pecan.hooks.PecanHook):
-    """The RequestContext, from the headers authentication set.
-
-    Unlike the Zun routes', it asks the policy nothing up front: every
-    handler authorizes its own Placement rule.
-    """
-
-    def before(self, state):
-        accept = state.request.environ.get(NOT_ACCEPTABLE)
-        # Placement checks Accept on the routes that answer documents to
-        # GET only.
-        if accept is not None and state.request.method == 'GET':
-            raise errors.error(406, 'Only application/json is provided; '
-                                    'the Accept header asks for %s.' % accept)
-        state.request.context = context.RequestContext.from_environ(
-            state.request.environ)
-
-
 def _sanity_response(status, detail, code=None, request_id=None):
     return errors.response(status, detail, errors.UNDEFINED, request_id)
 
 
 def setup_app():
     """The Placement API, to be mounted at ``PREFIX`` or served alone."""
-    app = middleware.BodyGuard(pecan.make_app(
-        root.RootController(),
-        hooks=[ErrorHook(), ContextHook()],
-        guess_content_type_from_ext=False,
-        force_canonical=False,
-        debug=False))
+    app = middleware.BodyGuard(routes.Router())
     app = AcceptGuard(app)
     app = RequestChecks(app)
     app = errors.MicroversionMiddleware(app)

@@ -19,7 +19,6 @@ from oslo_policy import policy as oslo_policy
 from oslo_serialization import jsonutils
 from oslo_utils import timeutils
 from oslo_utils import uuidutils
-import pecan
 import webob
 
 from zun_hostcap.api import body as api_body
@@ -258,14 +257,3 @@ def provider_links(req, uuid):
     if at_least(req, microversion.PROVIDER_ALLOCATIONS_LINK):
         links.append({'rel': 'allocations', 'href': base + '/allocations'})
     return links
-
-
-def method_not_allowed(allowed):
-    """405 naming the methods the route has, for any other method.
-
-    The ``generic`` handler of each controller calls it; the methods the
-    route answers are registered with ``@index.when(method=...)``.
-    """
-    raise errors.error(405, 'The method %s is not allowed for this '
-                            'resource.' % pecan.request.method,
-                       headers=[('Allow', allowed)])

@@ -5,7 +5,6 @@ in an object, and PUT takes the bare list; from 1.19 both carry the
 provider's generation, which PUT checks and bumps.
 """
 
-import pecan
 
 from zun_hostcap.api.placement import errors
 from zun_hostcap.api.placement import microversion
@@ -31,14 +30,8 @@ class ProviderAggregatesController(object):
     def __init__(self, provider_uuid):
         self.provider_uuid = provider_uuid
 
-    @pecan.expose(generic=True)
-    def index(self):
-        util.method_not_allowed('GET, PUT')
-
-    @index.when(method='GET')
-    def get(self):
+    def get(self, req):
         """GET /resource_providers/{uuid}/aggregates."""
-        req = pecan.request
         util.require(req, microversion.AGGREGATES)
         util.authorize(req, 'placement:resource_providers:aggregates:list')
         provider = objects.ResourceProvider._from_values(
@@ -46,10 +39,8 @@ class ProviderAggregatesController(object):
         aggregate_uuids = provider.get_aggregates()
         return _document(req, provider, aggregate_uuids)
 
-    @index.when(method='PUT')
-    def put(self):
+    def put(self, req):
         """PUT /resource_providers/{uuid}/aggregates: the whole set."""
-        req = pecan.request
         util.require(req, microversion.AGGREGATES)
         util.authorize(req,
                        'placement:resource_providers:aggregates:update')

@@ -12,7 +12,6 @@ import collections
 import uuid as uuid_lib
 
 from oslo_utils import uuidutils
-import pecan
 
 from zun_hostcap.api.placement import errors
 from zun_hostcap.api.placement import microversion
@@ -79,18 +78,12 @@ class ConsumerAllocationsController(object):
     def __init__(self, consumer_uuid):
         self.consumer_uuid = consumer_uuid
 
-    @pecan.expose(generic=True)
-    def index(self):
-        util.method_not_allowed('GET, PUT, DELETE')
-
-    @index.when(method='GET')
-    def get(self):
+    def get(self, req):
         """The consumer's allocations, keyed by provider.
 
         A consumer without allocations (or unknown) has {} and nothing
         else, at every version.
         """
-        req = pecan.request
         util.authorize(req, 'placement:allocations:list')
         allocations = objects.Allocation.get_all_by_consumer_id(
             req.context, self.consumer_uuid)
@@ -114,10 +107,8 @@ class ConsumerAllocationsController(object):
         return util.json_response(req, data,
                                   last_modified=_last_modified(allocations))
 
-    @index.when(method='PUT')
-    def put(self):
+    def put(self, req):
         """Replace the consumer's allocations (204)."""
-        req = pecan.request
         util.authorize(req, 'placement:allocations:update')
         if not uuidutils.is_uuid_like(self.consumer_uuid):
             raise errors.error(400, 'Malformed consumer_uuid: %s'
@@ -134,10 +125,8 @@ class ConsumerAllocationsController(object):
                % consumer_uuid)
         return util.no_content(req)
 
-    @index.when(method='DELETE')
-    def delete(self):
+    def delete(self, req):
         """Delete the consumer's allocations (204; 404 when none)."""
-        req = pecan.request
         util.authorize(req, 'placement:allocations:delete')
         objects.Allocation.delete_all_by_consumer_id(req.context,
                                                      self.consumer_uuid)
@@ -147,14 +136,8 @@ class ConsumerAllocationsController(object):
 class AllocationsController(object):
     """/allocations: POST only (from 1.13)."""
 
-    @pecan.expose(generic=True)
-    def index(self):
-        util.method_not_allowed('POST')
-
-    @index.when(method='POST')
-    def post(self):
+    def post(self, req):
         """Replace the allocations of several consumers at once (204)."""
-        req = pecan.request
         util.require(req, microversion.POST_ALLOCATIONS)
         util.authorize(req, 'placement:allocations:manage')
         data = read_body(req, schema.POST_SCHEMAS)
@@ -163,12 +146,6 @@ class AllocationsController(object):
         _write(req, requests, 'Unable to allocate inventory ')
         return util.no_content(req)
 
-    @pecan.expose()
-    def _lookup(self, consumer_uuid, *remainder):
-        if remainder:
-            pecan.abort(404)
-        return ConsumerAllocationsController(consumer_uuid), remainder
-
 
 class ProviderAllocationsController(object):
     """/resource_providers/{uuid}/allocations."""
@@ -176,14 +153,8 @@ class ProviderAllocationsController(object):
     def __init__(self, provider_uuid):
         self.provider_uuid = provider_uuid
 
-    @pecan.expose(generic=True)
-    def index(self):
-        util.method_not_allowed('GET')
-
-    @index.when(method='GET')
-    def get(self):
+    def get(self, req):
         """The provider's allocations, keyed by consumer."""
-        req = pecan.request
         util.authorize(req, 'placement:resource_providers:allocations:list')
         try:
             generation, allocations = (

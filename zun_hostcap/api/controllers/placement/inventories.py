@@ -18,7 +18,6 @@ exist (404), then the body (400), as in Placement.
 import math
 
 from oslo_db import exception as db_exc
-import pecan
 import webob.exc
 
 from zun_hostcap.api.placement import errors
@@ -130,13 +129,7 @@ class ProviderInventoriesController(object):
     def __init__(self, provider_uuid):
         self.provider_uuid = provider_uuid
 
-    @pecan.expose(generic=True)
-    def index(self):
-        util.method_not_allowed('GET, POST, PUT, DELETE')
-
-    @index.when(method='GET')
-    def get(self):
-        req = pecan.request
+    def get(self, req):
         util.authorize(req, POLICY % 'list')
         uuid = self.provider_uuid
         try:
@@ -149,9 +142,7 @@ class ProviderInventoriesController(object):
                      % {'uuid': uuid})
         return _send_list(req, inventories)
 
-    @index.when(method='POST')
-    def post(self):
-        req = pecan.request
+    def post(self, req):
         util.authorize(req, POLICY % 'create')
         uuid = self.provider_uuid
         body = _read_body(req, uuid, schema.POST_INVENTORY)
@@ -181,9 +172,7 @@ class ProviderInventoriesController(object):
                             _one(inventory))
         return resp
 
-    @index.when(method='PUT')
-    def put(self):
-        req = pecan.request
+    def put(self, req):
         util.authorize(req, POLICY % 'update')
         uuid = self.provider_uuid
         body = _read_body(req, uuid, schema.PUT_INVENTORIES)
@@ -213,9 +202,7 @@ class ProviderInventoriesController(object):
                      '%s: %s' % (uuid, exc.message))
         return _send_list(req, inventories)
 
-    @index.when(method='DELETE')
-    def delete(self):
-        req = pecan.request
+    def delete(self, req):
         if not util.at_least(req, microversion.DELETE_ALL_INVENTORIES):
             raise errors.error(405, 'The method DELETE is not allowed for '
                                     'this resource.')
@@ -235,11 +222,6 @@ class ProviderInventoriesController(object):
             raise errors.error(409, exc.message, errors.INVENTORY_INUSE)
         return util.no_content(req)
 
-    @pecan.expose()
-    def _lookup(self, resource_class, *remainder):
-        return (ProviderInventoryController(self.provider_uuid,
-                                            resource_class), remainder)
-
 
 class ProviderInventoryController(object):
     """/resource_providers/{uuid}/inventories/{resource_class}."""
@@ -248,13 +230,7 @@ class ProviderInventoryController(object):
         self.provider_uuid = provider_uuid
         self.resource_class = resource_class
 
-    @pecan.expose(generic=True)
-    def index(self):
-        util.method_not_allowed('GET, PUT, DELETE')
-
-    @index.when(method='GET')
-    def get(self):
-        req = pecan.request
+    def get(self, req):
         util.authorize(req, POLICY % 'show')
         uuid, resource_class = self.provider_uuid, self.resource_class
         try:
@@ -272,9 +248,7 @@ class ProviderInventoryController(object):
             req, _one(inventory),
             last_modified=inventory.updated_at or inventory.created_at)
 
-    @index.when(method='PUT')
-    def put(self):
-        req = pecan.request
+    def put(self, req):
         util.authorize(req, POLICY % 'update')
         uuid, resource_class = self.provider_uuid, self.resource_class
         body = _read_body(req, uuid, schema.PUT_INVENTORY)
@@ -302,9 +276,7 @@ class ProviderInventoryController(object):
                      '%s: %s' % (uuid, exc.message))
         return util.json_response(req, _one(inventory))
 
-    @index.when(method='DELETE')
-    def delete(self):
-        req = pecan.request
+    def delete(self, req):
         util.authorize(req, POLICY % 'delete')
         uuid, resource_class = self.provider_uuid, self.resource_class
         try:

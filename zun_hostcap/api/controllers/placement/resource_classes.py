@@ -16,7 +16,6 @@ Standard classes have no timestamps: their Last-Modified (1.15) is now.
 
 import re
 
-import pecan
 
 from zun_hostcap.api.placement import errors
 from zun_hostcap.api.placement import microversion
@@ -86,22 +85,14 @@ class ResourceClassController(object):
     def __init__(self, name):
         self.name = name
 
-    @pecan.expose(generic=True)
-    def index(self):
-        util.method_not_allowed('GET, PUT, DELETE')
-
-    @index.when(method='GET')
-    def get(self):
-        req = pecan.request
+    def get(self, req):
         _require_route(req)
         util.authorize(req, POLICY % 'show')
         rc = _get(req, self.name)
         return util.json_response(req, _serialize(req, rc),
                                   last_modified=_modified(rc))
 
-    @index.when(method='PUT')
-    def put(self):
-        req = pecan.request
+    def put(self, req):
         _require_route(req)
         if not util.at_least(req, microversion.RESOURCE_CLASS_PUT_CREATES):
             return self._rename(req)
@@ -139,9 +130,7 @@ class ResourceClassController(object):
         return util.json_response(req, _serialize(req, rc),
                                   cache_headers=False)
 
-    @index.when(method='DELETE')
-    def delete(self):
-        req = pecan.request
+    def delete(self, req):
         _require_route(req)
         util.authorize(req, POLICY % 'delete')
         try:
@@ -161,13 +150,7 @@ class ResourceClassController(object):
 class ResourceClassesController(object):
     """/resource_classes."""
 
-    @pecan.expose(generic=True)
-    def index(self):
-        util.method_not_allowed('GET, POST')
-
-    @index.when(method='GET')
-    def get(self):
-        req = pecan.request
+    def get(self, req):
         _require_route(req)
         util.authorize(req, POLICY % 'list')
         classes = rc_obj.ResourceClassList.get_all(req.context)
@@ -176,9 +159,7 @@ class ResourceClassesController(object):
                                        for rc in classes]},
             last_modified=_newest(classes))
 
-    @index.when(method='POST')
-    def post(self):
-        req = pecan.request
+    def post(self, req):
         _require_route(req)
         util.authorize(req, POLICY % 'create')
         data = util.read_json(req, schema.POST_RESOURCE_CLASS_v1_2)
@@ -189,7 +170,3 @@ class ResourceClassesController(object):
             raise errors.error(409, 'Conflicting resource class already '
                                     'exists: %s' % data['name'])
         return util.created(req, _url(req, data['name']))
-
-    @pecan.expose()
-    def _lookup(self, name, *remainder):
-        return ResourceClassController(name), remainder

@@ -1,20 +1,14 @@
 """/resource_providers and /resource_providers/{uuid}.
 
-A provider's sub-resources live in their own modules; ``ProviderController``
-hands the path on to them.
+A provider's sub-resources live in their own modules (inventories,
+aggregates, traits, allocations, usages).
 """
 
 import json
 import uuid as uuidlib
 
 from oslo_utils import uuidutils
-import pecan
 
-from zun_hostcap.api.controllers.placement import aggregates
-from zun_hostcap.api.controllers.placement import allocations
-from zun_hostcap.api.controllers.placement import inventories
-from zun_hostcap.api.controllers.placement import traits
-from zun_hostcap.api.controllers.placement import usages
 from zun_hostcap.api.placement import errors
 from zun_hostcap.api.placement import microversion
 from zun_hostcap.api.placement import util
@@ -278,30 +272,17 @@ class ProviderController(object):
 
     def __init__(self, uuid):
         self.uuid = uuid
-        self.inventories = inventories.ProviderInventoriesController(uuid)
-        self.aggregates = aggregates.ProviderAggregatesController(uuid)
-        self.traits = traits.ProviderTraitsController(uuid)
-        self.allocations = allocations.ProviderAllocationsController(uuid)
-        self.usages = usages.ProviderUsagesController(uuid)
 
-    @pecan.expose(generic=True)
-    def index(self):
-        util.method_not_allowed('DELETE, GET, PUT')
-
-    @index.when(method='GET')
-    def get(self):
+    def get(self, req):
         """GET /resource_providers/{uuid}."""
-        req = pecan.request
         util.authorize(req, 'placement:resource_providers:show')
         provider = objects.ResourceProvider.get_by_uuid(req.context,
                                                         self.uuid)
         return util.json_response(req, serialize(req, provider),
                                   last_modified=last_modified(provider))
 
-    @index.when(method='PUT')
-    def put(self):
+    def put(self, req):
         """PUT /resource_providers/{uuid}: name and parent."""
-        req = pecan.request
         util.authorize(req, 'placement:resource_providers:update')
         util.require_json_content(req)
         provider = objects.ResourceProvider.get_by_uuid(req.context,
@@ -323,10 +304,8 @@ class ProviderController(object):
         return util.json_response(req, serialize(req, provider),
                                   last_modified=last_modified(provider))
 
-    @index.when(method='DELETE')
-    def delete(self):
+    def delete(self, req):
         """DELETE /resource_providers/{uuid}."""
-        req = pecan.request
         util.authorize(req, 'placement:resource_providers:delete')
         try:
             objects.ResourceProvider._from_values(
@@ -341,14 +320,8 @@ class ProviderController(object):
 class ResourceProvidersController(object):
     """/resource_providers."""
 
-    @pecan.expose(generic=True)
-    def index(self):
-        util.method_not_allowed('GET, POST')
-
-    @index.when(method='GET')
-    def get(self):
+    def get(self, req):
         """GET /resource_providers, with the filters of the version."""
-        req = pecan.request
         util.authorize(req, 'placement:resource_providers:list')
         params = _last_values(req)
         _check_query(params, schema.get_resource_providers(
@@ -381,10 +354,8 @@ class ResourceProvidersController(object):
         resp.body = encode_list(req, providers.objects)
         return resp
 
-    @index.when(method='POST')
-    def post(self):
+    def post(self, req):
         """POST /resource_providers: 201 before 1.20, 200 from it."""
-        req = pecan.request
         util.authorize(req, 'placement:resource_providers:create')
         data = _read_body(req, post=True)
         uuid = (str(uuidlib.UUID(data['uuid'])) if data.get('uuid')
@@ -404,7 +375,3 @@ class ResourceProvidersController(object):
         return util.json_response(req, serialize(req, provider),
                                   last_modified=last_modified(provider),
                                   headers=[('Location', location)])
-
-    @pecan.expose()
-    def _lookup(self, uuid, *remainder):
-        return ProviderController(uuid), remainder

@@ -23,7 +23,6 @@ import datetime
 import re
 
 from oslo_utils import timeutils
-import pecan
 
 from zun_hostcap.api.placement import errors
 from zun_hostcap.api.placement import microversion
@@ -121,13 +120,7 @@ class TraitController(object):
     def __init__(self, name):
         self.name = name
 
-    @pecan.expose(generic=True)
-    def index(self):
-        util.method_not_allowed('GET, PUT, DELETE')
-
-    @index.when(method='GET')
-    def get(self):
-        req = pecan.request
+    def get(self, req):
         _require_route(req)
         util.authorize(req, POLICY % 'show')
         try:
@@ -138,9 +131,7 @@ class TraitController(object):
         _cache_headers(req, resp, _modified(trait))
         return resp
 
-    @index.when(method='PUT')
-    def put(self):
-        req = pecan.request
+    def put(self, req):
         _require_route(req)
         util.authorize(req, POLICY % 'update')
         if (len(self.name) > schema.MAX_LENGTH
@@ -153,9 +144,7 @@ class TraitController(object):
         _cache_headers(req, resp, trait.created_at)
         return resp
 
-    @index.when(method='DELETE')
-    def delete(self):
-        req = pecan.request
+    def delete(self, req):
         _require_route(req)
         util.authorize(req, POLICY % 'delete')
         try:
@@ -181,23 +170,13 @@ def _cache_headers(req, resp, last_modified):
 class TraitsController(object):
     """/traits."""
 
-    @pecan.expose(generic=True)
-    def index(self):
-        util.method_not_allowed('GET')
-
-    @index.when(method='GET')
-    def get(self):
-        req = pecan.request
+    def get(self, req):
         _require_route(req)
         util.authorize(req, POLICY % 'list')
         filters = _list_filters(req)
         traits = trait_obj.TraitList.get_all(req.context, **filters)
         return util.json_response(req, {'traits': _names(traits)},
                                   last_modified=_newest(traits))
-
-    @pecan.expose()
-    def _lookup(self, name, *remainder):
-        return TraitController(name), remainder
 
 
 class ProviderTraitsController(object):
@@ -206,19 +185,13 @@ class ProviderTraitsController(object):
     def __init__(self, provider_uuid):
         self.provider_uuid = provider_uuid
 
-    @pecan.expose(generic=True)
-    def index(self):
-        util.method_not_allowed('GET, PUT, DELETE')
-
     def _document(self, req, generation, traits):
         return util.json_response(
             req, {'traits': _names(traits),
                   'resource_provider_generation': generation},
             last_modified=_newest(traits))
 
-    @index.when(method='GET')
-    def get(self):
-        req = pecan.request
+    def get(self, req):
         _require_route(req)
         util.authorize(req, PROVIDER_POLICY % 'list')
         try:
@@ -231,9 +204,7 @@ class ProviderTraitsController(object):
                      % {'uuid': self.provider_uuid})
         return self._document(req, generation, traits)
 
-    @index.when(method='PUT')
-    def put(self):
-        req = pecan.request
+    def put(self, req):
         _require_route(req)
         util.authorize(req, PROVIDER_POLICY % 'update')
         data = util.read_json(req, schema.PUT_PROVIDER_TRAITS_v1_6)
@@ -251,9 +222,7 @@ class ProviderTraitsController(object):
                                % exc.kwargs['names'])
         return self._document(req, generation, traits)
 
-    @index.when(method='DELETE')
-    def delete(self):
-        req = pecan.request
+    def delete(self, req):
         _require_route(req)
         util.authorize(req, PROVIDER_POLICY % 'delete')
         try:

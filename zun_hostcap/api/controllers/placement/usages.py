@@ -3,7 +3,6 @@
 Usages are computed, not stored: Last-Modified is now (from 1.15).
 """
 
-import pecan
 
 from zun_hostcap.api.placement import errors
 from zun_hostcap.api.placement import microversion
@@ -16,13 +15,7 @@ from zun_hostcap import objects
 class UsagesController(object):
     """/usages: a project's (or a project's user's) usages."""
 
-    @pecan.expose(generic=True)
-    def index(self):
-        util.method_not_allowed('GET')
-
-    @index.when(method='GET')
-    def get(self):
-        req = pecan.request
+    def get(self, req):
         util.require(req, microversion.USAGES)
         # One value a key, the last one given, as Placement reads them.
         params = dict(req.GET.items())
@@ -58,13 +51,7 @@ class ProviderUsagesController(object):
     def __init__(self, provider_uuid):
         self.provider_uuid = provider_uuid
 
-    @pecan.expose(generic=True)
-    def index(self):
-        util.method_not_allowed('GET')
-
-    @index.when(method='GET')
-    def get(self):
-        req = pecan.request
+    def get(self, req):
         util.authorize(req, 'placement:resource_providers:usages')
         try:
             generation, usages = (
