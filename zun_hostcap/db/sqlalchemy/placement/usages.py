@@ -2,6 +2,7 @@
 
 import sqlalchemy as sa
 
+from zun_hostcap.common import exception
 from zun_hostcap.db.sqlalchemy import models
 from zun_hostcap.db.sqlalchemy.placement import allocations as alloc_db
 from zun_hostcap.db.sqlalchemy.placement import common
@@ -19,16 +20,30 @@ ALL_TYPES = 'all'
 UNKNOWN_TYPE = consumer_db.UNKNOWN_TYPE
 
 
+RP = common.RP
+
+# A provider's generation and, per class of its inventory, the sum of its
+# allocations: one statement, built once. No row: no such provider; a
+# row without a class: a provider without inventory.
+_PROVIDER_USAGES = (
+    sa.select(RP.c.generation, INV.c.resource_class_id,
+              sa.select(sa.func.coalesce(sa.func.sum(ALLOC.c.used), 0))
+              .where(ALLOC.c.resource_provider_id ==
+                     INV.c.resource_provider_id,
+                     ALLOC.c.resource_class_id == INV.c.resource_class_id)
+              .scalar_subquery())
+    .select_from(RP.outerjoin(INV, INV.c.resource_provider_id == RP.c.id))
+    .where(RP.c.uuid == sa.bindparam('uuid')))
+
+
 @common.reader
 def _provider_rows(context, provider_uuid):
-    provider = common.provider_row(context, provider_uuid)
-    used = (sa.select(sa.func.coalesce(sa.func.sum(ALLOC.c.used), 0))
-            .where(ALLOC.c.resource_provider_id == INV.c.resource_provider_id,
-                   ALLOC.c.resource_class_id == INV.c.resource_class_id)
-            .scalar_subquery())
-    return provider.generation, context.session.execute(
-        sa.select(INV.c.resource_class_id, used)
-        .where(INV.c.resource_provider_id == provider.id)).all()
+    rows = context.session.execute(_PROVIDER_USAGES,
+                                   {'uuid': provider_uuid}).all()
+    if not rows:
+        raise exception.ResourceProviderNotFound(uuid=provider_uuid)
+    return rows[0][0], [(rc_id, used) for _generation, rc_id, used in rows
+                        if rc_id is not None]
 
 
 def get_by_provider(context, provider_uuid):
