@@ -50,10 +50,14 @@ class AcceptGuard(object):
     def __init__(self, application):
         self.application = application
 
+    # What clients send nearly always, known to take JSON.
+    TAKES_JSON = frozenset(['application/json', '*/*'])
+
     def __call__(self, environ, start_response):
         accept = environ.pop('HTTP_ACCEPT', None)
-        if accept and webob.acceptparse.create_accept_header(
-                accept).best_match(['application/json']) is None:
+        if accept and accept not in self.TAKES_JSON and \
+                webob.acceptparse.create_accept_header(
+                    accept).best_match(['application/json']) is None:
             environ[routes.NOT_ACCEPTABLE] = accept
         return self.application(environ, start_response)
 

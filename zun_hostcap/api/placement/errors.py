@@ -134,27 +134,51 @@ class ErrorDocumentMiddleware(object):
         self.application = application
 
     def __call__(self, environ, start_response):
-        req = webob.Request(environ)
         started = time.monotonic()
+        # The answer is held here and passed on once checked, without
+        # webob objects on the way: the applications inside answer small
+        # bodies, and most answers need no change.
+        answer = []
+        chunks = []
+
+        def hold(status, headers, exc_info=None):
+            answer[:] = [status, headers]
+            return chunks.append
         try:
-            resp = req.get_response(self.application)
+            body_iter = self.application(environ, hold)
+            try:
+                chunks.extend(body_iter)
+            finally:
+                close = getattr(body_iter, 'close', None)
+                if close is not None:
+                    close()
+            status, headers = answer
+            body = b''.join(chunks)
         except Exception as exc:
-            resp = for_exception(req, exc)
-        if resp.status_int >= 400 and not api_errors.is_document(resp.body):
-            detail = (api_errors.detail_for_status(req, resp.status_int) or
-                      api_errors._detail_of(resp.body, resp.status))
-            resp = response(resp.status_int, detail, UNDEFINED,
-                            environ.get('openstack.request_id'),
-                            resp.headerlist, environ.get(VERSION_ENVIRON))
+            resp = for_exception(webob.Request(environ), exc)
+            status, headers, body = resp.status, resp.headerlist, resp.body
+        status_int = int(status[:3])
+        if status_int >= 400 and not api_errors.is_document(body):
+            req = webob.Request(environ)
+            detail = (api_errors.detail_for_status(req, status_int) or
+                      api_errors._detail_of(body, status))
+            resp = response(status_int, detail, UNDEFINED,
+                            environ.get('openstack.request_id'), headers,
+                            environ.get(VERSION_ENVIRON))
+            status, headers, body = resp.status, resp.headerlist, resp.body
+        length = next((value for name, value in headers
+                       if name.lower() == 'content-length'), len(body))
         api_errors.ACCESS_LOG.info(
             '%(addr)s "%(method)s %(path)s" status: %(status)s len: '
             '%(length)s microversion: %(version)s time: %(time).4f',
-            {'addr': req.remote_addr, 'method': req.method,
+            {'addr': environ.get('REMOTE_ADDR'),
+             'method': environ.get('REQUEST_METHOD'),
              'path': api_errors.safe_path(environ),
-             'status': resp.status_int, 'length': resp.content_length,
+             'status': status_int, 'length': length,
              'version': environ.get(VERSION_ENVIRON, '-'),
              'time': time.monotonic() - started})
-        return resp(environ, start_response)
+        start_response(status, headers)
+        return [body]
 
 
 class MicroversionMiddleware(object):
@@ -164,9 +188,8 @@ class MicroversionMiddleware(object):
         self.application = application
 
     def __call__(self, environ, start_response):
-        req = webob.Request(environ)
         try:
-            version = microversion.extract_version(req.headers)
+            version = microversion.version_from_environ(environ)
         except microversion.InvalidVersion as exc:
             resp = response(exc.status, exc.detail, UNDEFINED,
                             environ.get('openstack.request_id'))

@@ -94,6 +94,29 @@ class InvalidVersion(ValueError):
         self.detail = detail
 
 
+# Versions already parsed, by the header's text: clients send a handful
+# of values, and parsing one costs more than the rest of the middleware.
+_PARSED = {}
+_PARSED_MAX = 256
+
+
+def version_from_environ(environ):
+    """``extract_version`` of a WSGI request, parsed once per header text.
+
+    The Version is shared between requests: read it, do not change it.
+
+    :raises InvalidVersion: a malformed or unsupported version.
+    """
+    text = environ.get('HTTP_OPENSTACK_API_VERSION')
+    version = _PARSED.get(text)
+    if version is None:
+        version = extract_version(
+            {} if text is None else {HEADER: text})
+        if len(_PARSED) < _PARSED_MAX:
+            _PARSED[text] = version
+    return version
+
+
 def extract_version(headers):
     """The version a request asks for, as a ``microversion_parse.Version``.
 
