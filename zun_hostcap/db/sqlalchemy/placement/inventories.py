@@ -12,6 +12,7 @@ capacity of 0 is acceptable depends on the API version (``reserved``
 equal to ``total`` from 1.26): the writes take ``allow_zero_capacity``.
 """
 
+import functools
 import math
 
 from oslo_log import log as logging
@@ -202,6 +203,21 @@ def _warn_exceeded(uuid, exceeded):
                     '%(resource)s', {'uuid': uuid, 'resource': name})
 
 
+def _classes_known_first(function):
+    """Sync the standard classes before the write's transaction.
+
+    On SQLite the sync cannot happen beside an open transaction (one
+    writer a file), and done inside it, it is not remembered: every
+    write would read the whole class table again.
+    """
+    @functools.wraps(function)
+    def wrapper(context, *args, **kwargs):
+        resource_classes.ensure_standard(context)
+        return function(context, *args, **kwargs)
+    return wrapper
+
+
+@_classes_known_first
 @common.retry_on_deadlock
 @common.writer
 def replace_all(context, uuid, generation, inventories,
@@ -268,6 +284,7 @@ def replace_all(context, uuid, generation, inventories,
     return new_generation, records
 
 
+@_classes_known_first
 @common.retry_on_deadlock
 @common.writer
 def add(context, uuid, resource_class, values, allow_zero_capacity=True):
@@ -292,6 +309,7 @@ def add(context, uuid, resource_class, values, allow_zero_capacity=True):
     return new_generation, record
 
 
+@_classes_known_first
 @common.retry_on_deadlock
 @common.writer
 def update(context, uuid, resource_class, generation, values,
@@ -329,6 +347,7 @@ def update(context, uuid, resource_class, generation, values,
     return new_generation, record
 
 
+@_classes_known_first
 @common.retry_on_deadlock
 @common.writer
 def delete(context, uuid, resource_class):
