@@ -80,17 +80,33 @@ def get_by_uuid(context, uuid):
     return _get(context, uuid)
 
 
+# The statements of a provider's creation, built once.
+_PARENT_OF_NEW = sa.select(
+    RP.c.id, RP.c.root_provider_id,
+    sa.func.coalesce(_ROOT.c.uuid, RP.c.uuid).label('root_uuid'),
+).select_from(
+    RP.outerjoin(_ROOT, RP.c.root_provider_id == _ROOT.c.id)
+).where(RP.c.uuid == sa.bindparam('uuid'))
+_INSERT_PROVIDER = RP.insert()
+# Part of the creation, not an update: updated_at stays unset.
+_OWN_ROOT = (RP.update().where(RP.c.id == sa.bindparam('b_id'))
+             .values(root_provider_id=sa.bindparam('b_id'), updated_at=None))
+
+
 @common.retry_on_deadlock
 @common.writer
 def create(context, uuid, name, parent_uuid=None):
     """A new provider, root of its own tree or child of ``parent_uuid``.
 
+    :returns: the provider's values (as ``get_by_uuid``), known without
+        reading the row back.
     :raises ResourceProviderExists: the uuid or the name is taken.
     :raises ResourceProviderActionError: the parent does not exist or
         is the provider itself.
     """
     session = context.session
     parent_id = root_id = None
+    root_uuid = uuid
     if parent_uuid is not None:
         if parent_uuid == uuid:
             raise exception.ResourceProviderActionError(
@@ -98,27 +114,28 @@ def create(context, uuid, name, parent_uuid=None):
                 reason='parent provider UUID cannot be same as UUID. '
                        'Please set parent provider UUID to None if there '
                        'is no parent.')
-        parent = session.execute(
-            sa.select(RP.c.id, RP.c.root_provider_id)
-            .where(RP.c.uuid == parent_uuid)).first()
+        parent = session.execute(_PARENT_OF_NEW,
+                                 {'uuid': parent_uuid}).first()
         if parent is None:
             raise exception.ResourceProviderActionError(
                 action='create',
                 reason='parent provider UUID does not exist.')
         parent_id, root_id = parent.id, parent.root_provider_id
+        root_uuid = parent.root_uuid
     now = timeutils.utcnow()
     try:
-        rp_id = session.execute(RP.insert().values(
-            uuid=uuid, name=name, generation=0, parent_provider_id=parent_id,
-            root_provider_id=root_id, created_at=now)).inserted_primary_key[0]
+        rp_id = session.execute(_INSERT_PROVIDER, {
+            'uuid': uuid, 'name': name, 'generation': 0,
+            'parent_provider_id': parent_id, 'root_provider_id': root_id,
+            'created_at': now}).inserted_primary_key[0]
     except db_exc.DBDuplicateEntry as exc:
         field = _duplicate_field(exc)
         raise exception.ResourceProviderExists(
             field=field, value=uuid if field == 'uuid' else name)
     if root_id is None:
-        session.execute(RP.update().where(RP.c.id == rp_id)
-                        .values(root_provider_id=rp_id))
-    return _get(context, uuid)
+        session.execute(_OWN_ROOT, {'b_id': rp_id})
+    return dict(zip(KEYS, (rp_id, uuid, name, 0, parent_uuid, root_uuid,
+                           now, None)))
 
 
 def _subtree_ids(session, rp_id, root_id):
