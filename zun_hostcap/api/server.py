@@ -22,6 +22,7 @@ from waitress import wasyncore
 from zun_hostcap.api import errors
 from zun_hostcap.common import concurrency
 from zun_hostcap.common import context
+from zun_hostcap.common import memory
 from zun_hostcap.common import policy
 
 LOG = logging.getLogger(__name__)
@@ -109,6 +110,7 @@ class WSGIService(service.ServiceBase):
             # enable_proxy_headers_parsing; waitress would drop them.
             clear_untrusted_proxy_headers=False)
         self._server.channel_class = HTTPChannel
+        memory.freeze_startup_objects()
         self._thread = threading.Thread(target=self._serve, name=self.name,
                                         daemon=True)
         self._thread.start()

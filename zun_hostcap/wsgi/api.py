@@ -13,6 +13,7 @@ from zun_hostcap.api import app
 from zun_hostcap.api import auth
 from zun_hostcap.api import errors
 from zun_hostcap.common import config_check
+from zun_hostcap.common import memory
 from zun_hostcap.common import service
 
 CONFIG_FILE_ENV = 'ZUN_HOSTCAP_CONFIG_FILE'
@@ -48,7 +49,9 @@ def init_application():
     :raises SystemExit: a misconfiguration, in one line per mistake.
     """
     prepare()
-    return app.setup_app()
+    application = app.setup_app()
+    memory.freeze_startup_objects()
+    return application
 
 
 def _misconfigured(message, environ, start_response):

@@ -9,6 +9,7 @@ default locations).
 import threading
 
 from zun_hostcap.api.placement import app
+from zun_hostcap.common import memory
 from zun_hostcap.wsgi import api as wsgi_api
 
 _application = None
@@ -17,7 +18,9 @@ _lock = threading.Lock()
 
 def init_application():
     wsgi_api.prepare()
-    return app.setup_standalone_app()
+    application = app.setup_standalone_app()
+    memory.freeze_startup_objects()
+    return application
 
 
 def application(environ, start_response):

@@ -4,6 +4,7 @@ The application parses the process' configuration and sets up logging,
 which are global; the fixtures here put back what it changes.
 """
 
+import gc
 import logging
 import os
 import sys
@@ -147,6 +148,17 @@ class TestWSGIApplication(base.TestCase):
         self.assertIsNotNone(built)
         self.assertEqual(200, self._get('/v1').status_int)
         self.assertIs(built, wsgi_api._application)
+
+    def test_start_up_objects_are_kept_from_the_collector(self):
+        # What the process holds once the application is built is not
+        # walked again by each garbage collection (common/memory.py).
+        self.addCleanup(gc.unfreeze)
+        gc.unfreeze()
+        self._use_config_files(
+            self._write_config('zun-hostcap.conf', self._config()))
+        self.assertEqual(0, gc.get_freeze_count())
+        self.assertEqual(200, self._get('/').status_int)
+        self.assertGreater(gc.get_freeze_count(), 10000)
 
     def test_later_files_override_earlier_ones(self):
         first = self._write_config('zun-hostcap.conf',
