@@ -21,7 +21,6 @@ rest of the API.
 """
 
 from keystonemiddleware import auth_token
-import webob
 
 from zun_hostcap.api import auth as api_auth
 from zun_hostcap.api.placement import errors
@@ -42,8 +41,9 @@ class NoAuthMiddleware(object):
         self.application = application
 
     def __call__(self, environ, start_response):
-        req = webob.Request(environ)
-        token = req.headers.get('X-Auth-Token')
+        # The identity headers are read and set in the WSGI environ
+        # directly (HTTP_X_...), as keystonemiddleware sets them.
+        token = environ.get('HTTP_X_AUTH_TOKEN')
         if token is None:
             resp = errors.response(
                 401, 'This request needs a token in X-Auth-Token. With '
@@ -56,17 +56,17 @@ class NoAuthMiddleware(object):
         project_id = project_id or user_id
         if 'HTTP_X_ROLES' in environ:
             roles = [role.strip() for role in
-                     req.headers['X-Roles'].split(',') if role.strip()]
+                     environ['HTTP_X_ROLES'].split(',') if role.strip()]
         elif user_id == ADMIN_USER:
             roles = ['admin']
         else:
             roles = []
-        req.headers['X-Identity-Status'] = 'Confirmed'
-        req.headers['X-User-Id'] = user_id
-        if not req.headers.get('OpenStack-System-Scope'):
+        environ['HTTP_X_IDENTITY_STATUS'] = 'Confirmed'
+        environ['HTTP_X_USER_ID'] = user_id
+        if not environ.get('HTTP_OPENSTACK_SYSTEM_SCOPE'):
             # The context prefers X-Project-Id, when the client sent one.
-            req.headers['X-Tenant-Id'] = project_id
-        req.headers['X-Roles'] = ','.join(roles)
+            environ['HTTP_X_TENANT_ID'] = project_id
+        environ['HTTP_X_ROLES'] = ','.join(roles)
         return self.application(environ, start_response)
 
 
