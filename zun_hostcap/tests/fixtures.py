@@ -47,11 +47,18 @@ class Database(fixtures.Fixture):
 
         Returns a list that grows with each written statement's SQL.
         """
+        return self.count_statements(('INSERT', 'UPDATE', 'DELETE'))
+
+    def count_statements(self, verbs=('SELECT', 'INSERT', 'UPDATE',
+                                      'DELETE')):
+        """Count the statements starting with one of ``verbs`` from now on.
+
+        Returns a list that grows with each such statement's SQL.
+        """
         writes = []
 
         def before_execute(conn, cursor, statement, *args):
-            if statement.lstrip().split(None, 1)[0].upper() in (
-                    'INSERT', 'UPDATE', 'DELETE'):
+            if statement.lstrip().split(None, 1)[0].upper() in verbs:
                 writes.append(statement)
 
         sa.event.listen(self.engine, 'before_cursor_execute',

@@ -11,6 +11,9 @@ same new row make the second fail with DBDuplicateEntry, and the
 caller's retry starts a new transaction that finds the row.
 """
 
+import threading
+import weakref
+
 import sqlalchemy as sa
 
 from zun_hostcap.common import exception
@@ -104,19 +107,60 @@ _IDS = sa.union_all(*[
     for kind, (table, column) in enumerate(_KINDS)])
 
 
+class _KnownIds(object):
+    """Ids of projects, users and types read from committed rows.
+
+    Rows of these tables are never changed or deleted, so an id read
+    from a committed row stays right for the life of the database: the
+    allocation writes of known ones need no query. Ids a transaction
+    inserts itself are not remembered (it may yet roll back). One memory
+    per database engine.
+    """
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._by_engine = weakref.WeakKeyDictionary()
+
+    def of_engine(self):
+        """({project: id}, {user: id}, {type: id}) known of the database."""
+        engine = common.context_manager.writer.get_engine()
+        known = self._by_engine.get(engine)
+        if known is None:
+            with self._lock:
+                known = self._by_engine.setdefault(engine, ({}, {}, {}))
+        return known
+
+
+KNOWN_IDS = _KnownIds()
+
+
 def ensure_ids(context, projects, users, types):
     """({project: id}, {user: id}, {type: id}), made if missing.
 
-    Projects and users by external id, types by name; one query for the
-    three when they all exist.
+    Projects and users by external id, types by name; those already
+    known need no query, the others one query for the three kinds when
+    they all exist.
     """
-    wanted = [sorted(set(values)) for values in (projects, users, types)]
+    known = KNOWN_IDS.of_engine()
     found = ({}, {}, {})
+    wanted = []
+    for kind, values in enumerate((projects, users, types)):
+        unknown = []
+        for value in sorted(set(values)):
+            id_ = known[kind].get(value)
+            if id_ is None:
+                unknown.append(value)
+            else:
+                found[kind][value] = id_
+        wanted.append(unknown)
     if not any(wanted):
         return found
+    # The only statement of this transaction that could see its own
+    # inserts comes later: these rows are committed ones.
     for kind, value, id_ in context.session.execute(_IDS, {
             'values%d' % kind: values for kind, values in enumerate(wanted)}):
         found[kind][value] = id_
+        known[kind][value] = id_
     for kind, ((table, column), values) in enumerate(zip(_KINDS, wanted)):
         missing = [value for value in values if value not in found[kind]]
         if missing:

@@ -56,6 +56,39 @@ class ConsumersTestCase(base.TestCase):
         self.assertEqual([], writes)
         self.assertEqual(({}, {}, {}), _ensure(self.context, [], [], []))
 
+    def test_known_ids_need_no_query(self):
+        first = _ensure(self.context, ['p1'], ['u1'], ['INSTANCE'])
+        # Made by that transaction: not known until read committed.
+        _ensure(self.context, ['p1'], ['u1'], ['INSTANCE'])
+        statements = self.database.count_statements()
+        self.assertEqual(first, _ensure(self.context, ['p1'], ['u1'],
+                                        ['INSTANCE']))
+        self.assertEqual([], statements)
+        # Only what is not known yet is looked up (and made).
+        second = _ensure(self.context, ['p1', 'p2'], ['u1'], [])
+        self.assertEqual(first[0]['p1'], second[0]['p1'])
+        self.assertEqual({'p1', 'p2'}, set(second[0]))
+        self.assertTrue(statements)
+        self.assertNotIn("'p1'", ' '.join(statements))
+
+    def test_ids_of_a_rolled_back_transaction_are_not_kept(self):
+        class Abort(Exception):
+            pass
+
+        @common.writer
+        def make_then_fail(context):
+            _ensure(context, ['lost'], ['lost'], ['LOST'])
+            raise Abort()
+
+        self.assertRaises(Abort, make_then_fail, self.context)
+        # Nothing of the rolled back transaction is remembered: the rows
+        # are made again, and a consumer can use them.
+        _create(self.context, self.uuid, 'lost', 'lost', 'LOST')
+        consumer = objects.Consumer.get_by_uuid(self.context, self.uuid)
+        self.assertEqual(('lost', 'lost', 'LOST'),
+                         (consumer.project_id, consumer.user_id,
+                          consumer.consumer_type))
+
     def test_consumer(self):
         self.assertRaises(exception.ConsumerNotFound,
                           objects.Consumer.get_by_uuid, self.context,
