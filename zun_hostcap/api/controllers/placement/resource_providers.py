@@ -108,13 +108,6 @@ def encode_list(req, providers):
         'ascii')
 
 
-def newest_of(providers):
-    """The newest updated_at (or created_at) of ``providers``."""
-    times = [fields.get('_obj_updated_at') or fields.get('_obj_created_at')
-             for fields in (p.__dict__ for p in providers)]
-    return util.newest(*times)
-
-
 def _last_values(req):
     """{key: the last value given}, as Placement reads its query."""
     try:
@@ -339,7 +332,7 @@ class ResourceProvidersController(object):
         if 'resources' in params:
             filters['resources'] = parse_resources(params['resources'])
         try:
-            providers = objects.ResourceProviderList.get_all_by_filters(
+            providers, newest = objects.ResourceProviderList.get_listing(
                 req.context, filters)
         except exception.ResourceClassNotFound as exc:
             raise errors.error(400, 'Invalid resource class in resources '
@@ -347,9 +340,6 @@ class ResourceProvidersController(object):
         except exception.TraitNotFound as exc:
             raise errors.error(400, 'Invalid trait(s) in "required" '
                                     'parameter: %s' % exc)
-        newest = None
-        if util.at_least(req, microversion.LAST_MODIFIED):
-            newest = newest_of(providers.objects)
         resp = util.json_response(req, {}, last_modified=newest)
         resp.body = encode_list(req, providers.objects)
         return resp

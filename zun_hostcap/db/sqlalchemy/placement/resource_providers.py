@@ -9,6 +9,7 @@ root's id for every other member; re-parenting moves a whole subtree,
 so the subtree's rows get the new root in the same transaction.
 """
 
+import datetime
 from oslo_db import exception as db_exc
 from oslo_utils import timeutils
 import sqlalchemy as sa
@@ -47,6 +48,20 @@ _SELECT = sa.select(
 # The order of _SELECT's columns: the fields of ResourceProvider.
 KEYS = ('id', 'uuid', 'name', 'generation', 'parent_provider_uuid',
         'root_provider_uuid', 'created_at', 'updated_at')
+
+# What a list of providers shows: not the times of each, only the newest
+# change of them all. Each row's last change comes as text, compared as
+# text (the databases write them in a fixed-width, most significant first
+# form) and only the newest is converted: converting two datetimes a row
+# cost a third of a 1,000-provider list on MariaDB (PyMySQL converts them
+# in Python). A window function (max() over ()) would be one value, but
+# MariaDB then takes seven times as long.
+LISTING_KEYS = KEYS[:6]
+_SELECT_LISTING = sa.select(
+    *_SELECT.selected_columns[:len(LISTING_KEYS)],
+    sa.cast(sa.func.coalesce(RP.c.updated_at, RP.c.created_at),
+            sa.String).label('changed'),
+).select_from(*_SELECT.get_final_froms())
 
 
 def _values(row):
@@ -315,12 +330,30 @@ def get_all_by_filters(context, filters=None):
     return [_values(row) for row in rows_by_filters(context, filters)]
 
 
+def listing_by_filters(context, filters=None):
+    """(rows, newest change) of the providers matching ``filters``.
+
+    Rows are tuples of the values named by ``LISTING_KEYS``; the newest
+    change is the newest updated_at (or created_at) of them, None when
+    none matches. Filters as ``rows_by_filters``.
+    """
+    rows = rows_by_filters(context, filters, listing=True)
+    newest = max((row[-1] for row in rows if row[-1] is not None),
+                 default=None)
+    if newest is not None:
+        newest = datetime.datetime.fromisoformat(newest).replace(
+            tzinfo=None)
+    return rows, newest
+
+
 @common.reader
-def rows_by_filters(context, filters=None):
+def rows_by_filters(context, filters=None, listing=False):
     """Providers matching every filter given, ordered by id.
 
     Rows, tuples of the values named by ``KEYS``: what building
-    thousands of objects wants, without a dict each on the way.
+    thousands of objects wants, without a dict each on the way. With
+    ``listing``, those of ``LISTING_KEYS`` then the last change as text
+    (see ``listing_by_filters``).
 
     ``filters`` (all optional):
 
@@ -339,7 +372,7 @@ def rows_by_filters(context, filters=None):
     :raises TraitNotFound: an unknown trait.
     """
     filters = filters or {}
-    query = _SELECT
+    query = _SELECT_LISTING if listing else _SELECT
     if filters.get('name'):
         query = query.where(RP.c.name == filters['name'])
     if filters.get('uuid'):

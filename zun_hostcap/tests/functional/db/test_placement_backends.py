@@ -11,15 +11,17 @@ from zun_hostcap.tests import fixtures
 from zun_hostcap.tests.functional import base as functional_base
 from zun_hostcap.tests.unit.placement import test_allocations
 from zun_hostcap.tests.unit.placement import test_resource_classes
+from zun_hostcap.tests.unit.placement import test_resource_providers
 
 ConcurrentAllocationsMixin = test_allocations.ConcurrentAllocationsMixin
 LookupTests = test_resource_classes.LookupTests
+ListingTests = test_resource_providers.ListingTests
 ThrowAwayDatabase = test_resource_classes.ThrowAwayDatabase
 MYSQL_ADMIN_URL = test_resource_classes.MYSQL_ADMIN_URL
 POSTGRESQL_ADMIN_URL = test_resource_classes.POSTGRESQL_ADMIN_URL
 
 
-class MariaDBTestCase(LookupTests, base.TestCase):
+class MariaDBTestCase(LookupTests, ListingTests, base.TestCase):
 
     def setUp(self):
         super().setUp()
@@ -27,7 +29,7 @@ class MariaDBTestCase(LookupTests, base.TestCase):
             ThrowAwayDatabase(self, MYSQL_ADMIN_URL))
 
 
-class PostgreSQLTestCase(LookupTests, base.TestCase):
+class PostgreSQLTestCase(LookupTests, ListingTests, base.TestCase):
 
     def setUp(self):
         super().setUp()
