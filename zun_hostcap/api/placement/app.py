@@ -47,11 +47,11 @@ class AcceptGuard(object):
     path is still a 404, as in Placement.
     """
 
-    def __init__(self, application):
-        self.application = application
-
     # What clients send nearly always, known to take JSON.
     TAKES_JSON = frozenset(['application/json', '*/*'])
+
+    def __init__(self, application):
+        self.application = application
 
     def __call__(self, environ, start_response):
         accept = environ.pop('HTTP_ACCEPT', None)
