@@ -19,6 +19,7 @@ kill can miss its workers.
 import json
 import os
 import pwd
+import random
 import shutil
 import signal
 import socket
@@ -63,8 +64,38 @@ SYSTEM_TMP = tempfile.gettempdir()
 _SHARED_PROCESS_NAMES = frozenset(['epmd'])
 
 
+# Where free_port looks first: below the kernel's ephemeral ports.
+LOWEST_PORT = 10000
+
+
+def _ephemeral_ports():
+    """(low, high) of the ports the kernel gives outgoing connections."""
+    try:
+        with open('/proc/sys/net/ipv4/ip_local_port_range') as f:
+            low, high = (int(value) for value in f.read().split())
+    except (OSError, ValueError):
+        return None
+    return low, high
+
+
 def free_port(host='127.0.0.1'):
-    """A TCP port nobody listens on now, for a server to bind later."""
+    """A TCP port nobody listens on now, for a server to bind later.
+
+    Taken below the ephemeral range where it can: a port of that range
+    may go to another test's outgoing connection (to RabbitMQ, a
+    database) before the server binds it, and the server then fails with
+    "Address already in use".
+    """
+    ephemeral = _ephemeral_ports()
+    if ephemeral is not None and ephemeral[0] > LOWEST_PORT + 1000:
+        for _attempt in range(100):
+            port = random.randint(LOWEST_PORT, ephemeral[0] - 1)
+            with socket.socket() as sock:
+                try:
+                    sock.bind((host, port))
+                except OSError:
+                    continue
+            return port
     with socket.socket() as sock:
         sock.bind((host, 0))
         return sock.getsockname()[1]
