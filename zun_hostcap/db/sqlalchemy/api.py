@@ -4,7 +4,9 @@ Each public function is one transaction of oslo.db's enginefacade; the
 context passed in carries it.
 """
 
+import contextlib
 import sys
+import threading
 
 from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import enginefacade
@@ -19,6 +21,30 @@ from zun_hostcap.db.sqlalchemy import models
 # How long a SQLite connection waits for another one's write lock before
 # "database is locked" (pysqlite's own default is 5 s).
 SQLITE_BUSY_TIMEOUT_MS = 30000
+
+
+# Set on a thread while it runs transactions that will write.
+_WRITE_LOCK_FIRST = threading.local()
+
+
+@contextlib.contextmanager
+def write_lock_first():
+    """On SQLite, the transactions begun here take the write lock at BEGIN.
+
+    A deferred BEGIN (SQLite's default, and oslo.db's) takes the lock at
+    the first write. A transaction that read first and finds, when it
+    comes to write, that another writer committed since its read, cannot
+    wait: it is refused at once ("database is locked") and must be run
+    again. With BEGIN IMMEDIATE it waits for the lock (busy_timeout)
+    before reading anything. For transactions that will write only:
+    readers keep reading beside a writer. Other engines are unaffected.
+    """
+    previous = getattr(_WRITE_LOCK_FIRST, 'active', False)
+    _WRITE_LOCK_FIRST.active = True
+    try:
+        yield
+    finally:
+        _WRITE_LOCK_FIRST.active = previous
 
 
 def configure_sqlite(engine):
@@ -49,6 +75,24 @@ def configure_sqlite(engine):
         engine.pool = sa.pool.QueuePool(
             old._creator, recycle=old._recycle, pre_ping=old._pre_ping,
             dialect=old._dialect, _dispatch=old.dispatch)
+
+    def _begin_immediate(conn):
+        if (getattr(_WRITE_LOCK_FIRST, 'active', False) and
+                'in_transaction' not in conn.info):
+            conn.exec_driver_sql('BEGIN IMMEDIATE')
+            conn.info['in_transaction'] = True
+
+    # Ours must run before oslo.db's own listener, which emits a plain
+    # BEGIN unless the connection is marked as in a transaction (and
+    # clears the mark at commit and rollback): the listeners there are
+    # taken off and put back after ours (insert=True does not reorder
+    # an engine's listeners).
+    earlier = list(engine.dispatch.begin)
+    for listener in earlier:
+        sa.event.remove(engine, 'begin', listener)
+    sa.event.listen(engine, 'begin', _begin_immediate)
+    for listener in earlier:
+        sa.event.listen(engine, 'begin', listener)
 
     @sa.event.listens_for(engine, 'connect')
     def _pragmas(dbapi_connection, connection_record):

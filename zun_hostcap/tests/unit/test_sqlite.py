@@ -40,6 +40,38 @@ class TestSQLiteFile(base.TestCase):
         with self.engine.connect() as conn:
             self.assertIs(first, conn.connection.dbapi_connection)
 
+    def _count_busy(self):
+        """Statements refused with "database is locked", from now on."""
+        busy = []
+
+        def on_error(context):
+            if 'database is locked' in str(context.original_exception):
+                busy.append(context.statement)
+        # First: oslo.db's own listener raises its translation, and the
+        # listeners after it are not called.
+        earlier = list(self.engine.dialect.dispatch.handle_error)
+        for listener in earlier:
+            sa.event.remove(self.engine, 'handle_error', listener)
+        sa.event.listen(self.engine, 'handle_error', on_error)
+        for listener in earlier:
+            sa.event.listen(self.engine, 'handle_error', listener)
+        self.addCleanup(sa.event.remove, self.engine, 'handle_error',
+                        on_error)
+        return busy
+
+    def test_writers_take_the_lock_at_begin(self):
+        seen = []
+        sa.event.listen(self.engine, 'before_cursor_execute',
+                        lambda conn, cursor, statement, *args:
+                        seen.append(statement))
+        with sqla_api.write_lock_first():
+            rp_db.create(self.context, uuidutils.generate_uuid(), 'w', None)
+        rp_db.get_all_by_filters(self.context)
+        self.assertEqual('BEGIN IMMEDIATE', seen[0])
+        # Readers begin as before: they read beside a writer.
+        self.assertIn('BEGIN', seen)
+        self.assertEqual(1, seen.count('BEGIN IMMEDIATE'))
+
     def test_concurrent_writers_all_succeed(self):
         provider = rp_db.create(self.context, uuidutils.generate_uuid(),
                                 'busy', None)
@@ -49,6 +81,7 @@ class TestSQLiteFile(base.TestCase):
             total=1000, reserved=0, min_unit=1, max_unit=1000,
             step_size=1, allocation_ratio=1.0)
         errors, start = [], threading.Barrier(16)
+        busy = self._count_busy()
 
         def writer():
             start.wait()
@@ -67,6 +100,9 @@ class TestSQLiteFile(base.TestCase):
         for thread in threads:
             thread.join()
         self.assertEqual([], errors)
+        # Each write waits for the file's lock at BEGIN: none was
+        # refused after reading and run again.
+        self.assertEqual([], busy)
 
 
 class TestSQLiteMemory(base.TestCase):

@@ -369,7 +369,7 @@ _retry = oslo_db_api.wrap_db_retry(
                                    or common.is_sqlite_busy(exc)),
     **common.RETRY_OPTIONS)
 
-_replace = _retry(common.writer(_replace_once))
+_replace = common.writes(_retry(common.writer(_replace_once)))
 
 
 def replace_all(context, requests, check_generation=False):

@@ -1,5 +1,7 @@
 """What every module of the resource provider model needs."""
 
+import functools
+
 from oslo_db import api as oslo_db_api
 from oslo_utils import timeutils
 import sqlalchemy as sa
@@ -29,8 +31,30 @@ def is_sqlite_busy(exc):
 RETRY_OPTIONS = dict(max_retries=10, retry_on_deadlock=True,
                      retry_interval=0.02, inc_retry_interval=True,
                      max_retry_interval=0.5)
-retry_on_deadlock = oslo_db_api.wrap_db_retry(
-    exception_checker=is_sqlite_busy, **RETRY_OPTIONS)
+
+
+def writes(function):
+    """Mark ``function``'s transactions as ones that will write.
+
+    On SQLite they take the file's write lock at BEGIN and wait for it,
+    rather than be refused after their first read
+    (``sa_api.write_lock_first``).
+    """
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        with sa_api.write_lock_first():
+            return function(*args, **kwargs)
+    return wrapper
+
+
+def retry_on_deadlock(function):
+    """A writer, run again on deadlocks and SQLite's busy file.
+
+    See ``RETRY_OPTIONS``; its transactions are marked as ``writes``.
+    """
+    return writes(oslo_db_api.wrap_db_retry(
+        exception_checker=is_sqlite_busy, **RETRY_OPTIONS)(function))
+
 
 RP = models.ResourceProvider.__table__
 

@@ -94,7 +94,8 @@ class AllocationsTestCase(base.TestCase):
         statements = []
         sa.event.listen(
             self.database.engine, 'before_cursor_execute',
-            lambda conn, cursor, statement, *args: statement == 'BEGIN' or
+            lambda conn, cursor, statement, *args:
+            statement in ('BEGIN', 'BEGIN IMMEDIATE') or
             statements.append(statement))
         self.write(allocations={self.rp: {'VCPU': 2, 'MEMORY_MB': 64},
                                 self.rp2: {'DISK_GB': 1}})
