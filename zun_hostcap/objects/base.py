@@ -39,10 +39,18 @@ class ZunHostcapObject(ovo_base.VersionedObject):
         """
         obj = cls.__new__(cls)
         obj._context = context
-        obj._changed_fields = set()
+        return obj._refresh(values)
+
+    def _refresh(self, values):
+        """Hold ``values`` ({field: value} read from the database).
+
+        As ``_from_values``, for an object that exists: nothing is left
+        marked changed.
+        """
         for name, value in values.items():
-            setattr(obj, '_obj_' + name, value)
-        return obj
+            setattr(self, '_obj_' + name, value)
+        self._changed_fields = set()
+        return self
 
 
 class ZunHostcapPersistentObject(ovo_base.TimestampedObject):

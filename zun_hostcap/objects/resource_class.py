@@ -22,12 +22,6 @@ class ResourceClass(base.ZunHostcapPersistentObject, base.ZunHostcapObject):
     def is_standard(self):
         return self.id < rc_db.MIN_CUSTOM_ID
 
-    def _refresh(self, values):
-        for name, value in values.items():
-            setattr(self, '_obj_' + name, value)
-        self._changed_fields = set()
-        return self
-
     @classmethod
     def get_by_name(cls, context, name):
         """:raises ResourceClassNotFound: there is no such class."""

@@ -23,12 +23,6 @@ class ResourceProvider(base.ZunHostcapPersistentObject,
         'root_provider_uuid': fields.UUIDField(),
     }
 
-    def _refresh(self, values):
-        for name, value in values.items():
-            setattr(self, '_obj_' + name, value)
-        self._changed_fields = set()
-        return self
-
     @classmethod
     def get_by_uuid(cls, context, uuid):
         """:raises ResourceProviderNotFound: no such provider."""
