@@ -24,9 +24,6 @@ LOG = logging.getLogger(__name__)
 MISCONFIGURED = ('The service is misconfigured and cannot serve requests; '
                  'its log names the option to fix.')
 
-_application = None
-_lock = threading.Lock()
-
 
 def prepare():
     """Parse and check the configuration, and set logging up.
@@ -49,9 +46,7 @@ def init_application():
     :raises SystemExit: a misconfiguration, in one line per mistake.
     """
     prepare()
-    application = app.setup_app()
-    memory.freeze_startup_objects()
-    return application
+    return app.setup_app()
 
 
 def _misconfigured(message, environ, start_response):
@@ -61,21 +56,34 @@ def _misconfigured(message, environ, start_response):
     return resp(environ, start_response)
 
 
-def application(environ, start_response):
-    """Built on the first request, in the worker that serves it.
+class LazyApplication(object):
+    """A WSGI callable built on the first request, in the worker serving it.
 
     Loading lazily keeps database connections out of a server's master
     process, which forks the workers. A misconfiguration answers 503 and
     is tried again at the next request, so fixing the file and reloading
-    the server is enough.
+    the server is enough. ``build()`` makes the application or raises
+    SystemExit with the reason; ``built`` is the application once made.
     """
-    global _application
-    if _application is None:
-        with _lock:
-            if _application is None:
-                try:
-                    _application = init_application()
-                except SystemExit as exc:
-                    return _misconfigured(str(exc.code), environ,
-                                          start_response)
-    return _application(environ, start_response)
+
+    def __init__(self, build):
+        self._build = build
+        self._lock = threading.Lock()
+        self.built = None
+
+    def __call__(self, environ, start_response):
+        if self.built is None:
+            with self._lock:
+                if self.built is None:
+                    try:
+                        built = self._build()
+                    except SystemExit as exc:
+                        return _misconfigured(str(exc.code), environ,
+                                              start_response)
+                    # What the process holds now lives as long as it.
+                    memory.freeze_startup_objects()
+                    self.built = built
+        return self.built(environ, start_response)
+
+
+application = LazyApplication(init_application)

@@ -83,8 +83,8 @@ class TestWSGIApplication(base.TestCase):
                         notification_base.publisher_source())
         policy.reset()
         self.addCleanup(policy.reset)
-        self.assertIsNone(wsgi_api._application)
-        self.addCleanup(setattr, wsgi_api, '_application', None)
+        self.assertIsNone(wsgi_api.application.built)
+        self.addCleanup(setattr, wsgi_api.application, 'built', None)
 
     def _write_config(self, name, text):
         path = os.path.join(self.tmp, name)
@@ -141,13 +141,13 @@ class TestWSGIApplication(base.TestCase):
             self._write_config('zun-hostcap.conf', self._config()))
         # Importing the module and being handed the callable build
         # nothing, as in a server's master process before it forks.
-        self.assertIsNone(wsgi_api._application)
+        self.assertIsNone(wsgi_api.application.built)
 
         self.assertEqual(200, self._get('/').status_int)
-        built = wsgi_api._application
+        built = wsgi_api.application.built
         self.assertIsNotNone(built)
         self.assertEqual(200, self._get('/v1').status_int)
-        self.assertIs(built, wsgi_api._application)
+        self.assertIs(built, wsgi_api.application.built)
 
     def test_start_up_objects_are_kept_from_the_collector(self):
         # What the process holds once the application is built is not
@@ -200,7 +200,7 @@ class TestWSGIApplication(base.TestCase):
             self.assertEqual('The service is misconfigured and cannot serve '
                              'requests; its log names the option to fix',
                              error['title'])
-        self.assertIsNone(wsgi_api._application)
+        self.assertIsNone(wsgi_api.application.built)
         lines = log.output.splitlines()
         self.assertEqual(2, len(lines), log.output)
         self.assertIn('[keystone_authtoken] has no auth_type', lines[0])
