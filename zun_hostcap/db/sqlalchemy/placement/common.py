@@ -1,6 +1,8 @@
 """What every module of the resource provider model needs."""
 
 import functools
+import threading
+import weakref
 
 from oslo_db import api as oslo_db_api
 from oslo_utils import timeutils
@@ -54,6 +56,28 @@ def retry_on_deadlock(function):
     """
     return writes(oslo_db_api.wrap_db_retry(
         exception_checker=is_sqlite_busy, **RETRY_OPTIONS)(function))
+
+
+class PerEngine(object):
+    """A memory of what one database holds, one per database engine.
+
+    ``make()`` gives the empty memory of a database the first time it is
+    asked for; ``get()`` the memory of the database in use. A test's
+    throw-away database leaves with its engine.
+    """
+
+    def __init__(self, make):
+        self._make = make
+        self._lock = threading.Lock()
+        self._by_engine = weakref.WeakKeyDictionary()
+
+    def get(self):
+        engine = context_manager.writer.get_engine()
+        memory = self._by_engine.get(engine)
+        if memory is None:
+            with self._lock:
+                memory = self._by_engine.setdefault(engine, self._make())
+        return memory
 
 
 RP = models.ResourceProvider.__table__

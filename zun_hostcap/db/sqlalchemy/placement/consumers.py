@@ -11,9 +11,6 @@ same new row make the second fail with DBDuplicateEntry, and the
 caller's retry starts a new transaction that finds the row.
 """
 
-import threading
-import weakref
-
 import sqlalchemy as sa
 
 from zun_hostcap.common import exception
@@ -107,31 +104,13 @@ _IDS = sa.union_all(*[
     for kind, (table, column) in enumerate(_KINDS)])
 
 
-class _KnownIds(object):
-    """Ids of projects, users and types read from committed rows.
-
-    Rows of these tables are never changed or deleted, so an id read
-    from a committed row stays right for the life of the database: the
-    allocation writes of known ones need no query. Ids a transaction
-    inserts itself are not remembered (it may yet roll back). One memory
-    per database engine.
-    """
-
-    def __init__(self):
-        self._lock = threading.Lock()
-        self._by_engine = weakref.WeakKeyDictionary()
-
-    def of_engine(self):
-        """({project: id}, {user: id}, {type: id}) known of the database."""
-        engine = common.context_manager.writer.get_engine()
-        known = self._by_engine.get(engine)
-        if known is None:
-            with self._lock:
-                known = self._by_engine.setdefault(engine, ({}, {}, {}))
-        return known
-
-
-KNOWN_IDS = _KnownIds()
+# Ids of projects, users and types read from committed rows, per
+# database: ({project: id}, {user: id}, {type: id}). Rows of these tables
+# are never changed or deleted, so an id read from a committed row stays
+# right for the life of the database, and the allocation writes of known
+# ones need no query. Ids a transaction inserts itself are not remembered
+# (it may yet roll back).
+KNOWN_IDS = common.PerEngine(lambda: ({}, {}, {}))
 
 
 def ensure_ids(context, projects, users, types):
@@ -141,7 +120,7 @@ def ensure_ids(context, projects, users, types):
     known need no query, the others one query for the three kinds when
     they all exist.
     """
-    known = KNOWN_IDS.of_engine()
+    known = KNOWN_IDS.get()
     found = ({}, {}, {})
     wanted = []
     for kind, values in enumerate((projects, users, types)):

@@ -12,7 +12,6 @@ because another API process may create, rename or delete them.
 
 import threading
 import time
-import weakref
 
 import os_resource_classes as orc
 from oslo_db import exception as db_exc
@@ -70,16 +69,7 @@ class NameCache:
         self.standard_rows = standard_rows
         self.is_custom = is_custom
         self.what = what
-        self._lock = threading.Lock()
-        self._by_engine = weakref.WeakKeyDictionary()
-
-    def _entry(self):
-        engine = common.context_manager.writer.get_engine()
-        entry = self._by_engine.get(engine)
-        if entry is None:
-            with self._lock:
-                entry = self._by_engine.setdefault(engine, _Names())
-        return entry
+        self._names = common.PerEngine(_Names)
 
     def ensure(self, context):
         """Sync the standard names; the cache, or None if not usable.
@@ -87,7 +77,7 @@ class NameCache:
         None when the sync ran in the caller's SQLite transaction: that
         one may still roll back, so nothing of it is remembered.
         """
-        entry = self._entry()
+        entry = self._names.get()
         if entry.synced:
             return entry
         with entry.lock:
@@ -162,7 +152,7 @@ class NameCache:
 
     def forget(self):
         """Drop the custom names (after one was deleted or renamed)."""
-        entry = self._entry()
+        entry = self._names.get()
         with entry.lock:
             ids = {name: id_ for name, id_ in entry.ids.items()
                    if not self.is_custom(name, id_)}
