@@ -10,6 +10,7 @@ so the subtree's rows get the new root in the same transaction.
 """
 
 import datetime
+
 from oslo_db import exception as db_exc
 from oslo_utils import timeutils
 import sqlalchemy as sa
