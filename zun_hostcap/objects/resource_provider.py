@@ -82,7 +82,6 @@ class ResourceProvider(base.ZunHostcapPersistentObject,
 
 # Where a ResourceProvider keeps each value of a database row.
 _STORED_KEYS = tuple('_obj_' + name for name in rp_db.KEYS)
-_LISTED_KEYS = tuple('_obj_' + name for name in rp_db.LISTING_KEYS)
 
 
 @base.ZunHostcapObjectRegistry.register
@@ -105,15 +104,15 @@ class ResourceProviderList(base.ObjectListBase, base.ZunHostcapObject):
                               rp_db.rows_by_filters(context, filters))
 
     @classmethod
-    def get_listing(cls, context, filters=None):
-        """(providers, newest change): what the API lists.
+    def get_listing_document(cls, context, filters=None, links=(),
+                             tree=True):
+        """(JSON text, newest change): the providers as the API lists them.
 
-        The providers have every field but created_at and updated_at;
-        the newest change is the newest of those of them all (None when
-        there is no provider). Filters as ``get_all_by_filters``.
+        Rendered by the database, not built from objects: see
+        ``rp_db.listing_document`` for the arguments. Filters as
+        ``get_all_by_filters``.
         """
-        rows, newest = rp_db.listing_by_filters(context, filters)
-        return cls._from_rows(context, _LISTED_KEYS, rows), newest
+        return rp_db.listing_document(context, filters, links, tree)
 
     @classmethod
     def _from_rows(cls, context, keys, rows):

@@ -1,5 +1,6 @@
 """Resource providers in the database, and their objects."""
 
+import fixtures as fixtures_lib
 import microversion_parse
 from oslo_serialization import jsonutils
 from oslo_utils import timeutils
@@ -479,13 +480,67 @@ class ObjectTestCase(ProviderTestCase):
 
 
 class ListingTests(object):
-    """The API's list, on every backend; ``self.database`` is set up.
+    """The API's list, rendered by each database.
 
-    The newest change is compared as each database writes times as
-    text.
+    ``self.database`` is set up by the test case. The documents are
+    compared with what the API's serializer makes of each provider's
+    object; the newest change as each database writes
+    times as text.
     """
 
-    def test_listing_has_the_newest_change_instead_of_times(self):
+    NAMES = ['plain', 'quote " and \\ and /', 'percent %s %d %% and \'',
+             'snowman \u2603 and \U0001f600', 'control \n \t \x01 \x7f',
+             'separator \u2028 and <script>', 'x' * 200]
+
+    def request(self, version, script_name='/placement'):
+        req = webob.Request.blank('/resource_providers')
+        req.script_name = script_name
+        req.environ[errors.VERSION_ENVIRON] = microversion_parse.Version(
+            *version)
+        return req
+
+    def listed(self, req, filters=None):
+        text, newest = objects.ResourceProviderList.get_listing_document(
+            self.context, filters, rp_api.link_forms(req),
+            req.environ[errors.VERSION_ENVIRON] >= (1, 14))
+        return jsonutils.loads('[%s]' % text), newest
+
+    def expected(self, req, providers):
+        one = rp_api.serializer(req)
+        return [one(objects.ResourceProvider.get_by_uuid(
+            self.context, provider.uuid)) for provider in providers]
+
+    def make_tree(self):
+        made = []
+        for name in self.NAMES:
+            parent = made[0].uuid if made and name != 'x' * 200 else None
+            provider = objects.ResourceProvider(
+                self.context, name=name, parent_provider_uuid=parent)
+            provider.create()
+            made.append(provider)
+        return made
+
+    def test_documents_at_every_version_and_prefix(self):
+        made = self.make_tree()
+        for version in ((1, 0), (1, 1), (1, 6), (1, 11), (1, 13), (1, 14),
+                        (1, 39)):
+            for script_name in ('', '/placement', '/a%20b"c\\d\u00e9'):
+                req = self.request(version, script_name)
+                documents, _newest = self.listed(req)
+                self.assertEqual(self.expected(req, made), documents)
+
+    def test_documents_in_chunks(self):
+        # More providers than a chunk holds, and chunks not all full.
+        self.useFixture(fixtures_lib.MockPatchObject(
+            rp_db, 'LISTING_CHUNK', 3))
+        made = self.make_tree()
+        req = self.request((1, 39))
+        documents, _newest = self.listed(req)
+        self.assertEqual(self.expected(req, made), documents)
+        documents, _newest = self.listed(req, {'in_tree': made[0].uuid})
+        self.assertEqual(self.expected(req, made[:-1]), documents)
+
+    def test_listing_has_the_newest_change(self):
         made = {}
         for name in ('old', 'new', 'renamed'):
             made[name] = objects.ResourceProvider(self.context, name=name)
@@ -495,21 +550,17 @@ class ListingTests(object):
         stored = {name: objects.ResourceProvider.get_by_uuid(
             self.context, rp.uuid) for name, rp in made.items()}
 
-        providers, newest = objects.ResourceProviderList.get_listing(
-            self.context)
+        req = self.request((1, 39))
+        documents, newest = self.listed(req)
         self.assertEqual(['old', 'new', 'renamed-again'],
-                         [p.name for p in providers])
+                         [doc['name'] for doc in documents])
         self.assertEqual(stored['renamed'].updated_at, newest)
-        self.assertEqual(stored['old'].uuid, providers[0].root_provider_uuid)
-        self.assertFalse(providers[0].obj_attr_is_set('created_at'))
 
         # The newest of those the filters match only.
-        _providers, newest = objects.ResourceProviderList.get_listing(
-            self.context, {'name': 'new'})
+        _documents, newest = self.listed(req, {'name': 'new'})
         self.assertEqual(stored['new'].created_at, newest)
-        providers, newest = objects.ResourceProviderList.get_listing(
-            self.context, {'name': 'none'})
-        self.assertEqual(0, len(providers))
+        documents, newest = self.listed(req, {'name': 'none'})
+        self.assertEqual([], documents)
         self.assertIsNone(newest)
 
 
@@ -517,8 +568,7 @@ class ListingTestCase(ListingTests, ProviderTestCase):
     pass
 
 
-class EncodeListTestCase(base.TestCase):
-    """The list's hand-made JSON is what jsonutils makes of the dicts."""
+class SerializeTestCase(base.TestCase):
 
     def request(self, version, script_name='/placement'):
         req = webob.Request.blank('/resource_providers')
@@ -530,40 +580,13 @@ class EncodeListTestCase(base.TestCase):
     def providers(self):
         now = timeutils.utcnow()
         root = uuidutils.generate_uuid()
-        values = [
-            dict(name='plain', parent_provider_uuid=None),
-            dict(name='quote " and \\ and /', parent_provider_uuid=root),
-            dict(name='snowman \u2603 and \U0001f600 and \n', generation=7,
-                 parent_provider_uuid=root),
-            dict(name='percent %s %d %%', parent_provider_uuid=None),
-        ]
-        providers = []
-        for index, value in enumerate(values):
-            value.setdefault('generation', index)
-            providers.append(objects.ResourceProvider._from_values(
-                self.context, id=index, uuid=uuidutils.generate_uuid(),
-                root_provider_uuid=root, created_at=now, updated_at=None,
-                **value))
-        return providers
-
-    def test_same_text(self):
-        providers = self.providers()
-        for version in ((1, 0), (1, 1), (1, 6), (1, 11), (1, 14),
-                        (1, 39)):
-            for script_name in ('', '/placement', '/a%20b"c'):
-                req = self.request(version, script_name)
-                one = rp_api.serializer(req)
-                expected = jsonutils.dump_as_bytes(
-                    {'resource_providers': [one(p) for p in providers]})
-                self.assertEqual(expected,
-                                 rp_api.encode_list(req, providers))
-
-    def test_empty(self):
-        self.assertEqual(b'{"resource_providers": []}',
-                         rp_api.encode_list(self.request((1, 39)), []))
+        return [objects.ResourceProvider._from_values(
+            self.context, id=1, uuid=uuidutils.generate_uuid(),
+            name='child', generation=3, parent_provider_uuid=root,
+            root_provider_uuid=root, created_at=now, updated_at=None)]
 
     def test_serialize_versions(self):
-        provider = self.providers()[1]
+        provider = self.providers()[0]
         old = rp_api.serialize(self.request((1, 13)), provider)
         self.assertEqual({'uuid', 'name', 'generation', 'links'}, set(old))
         self.assertEqual(6, len(old['links']))
