@@ -40,14 +40,18 @@ def _report(name, figures):
 def _idle_cycle(driver):
     tracker = resource_tracker.ResourceTracker(
         'benchmark-host', driver, fake_containers.FakeContainerDriver())
-    values = tracker._host_values()
+
+    def host_values():
+        return tracker._host_values(tracker._probe(),
+                                    tracker.container_driver.get_usage())
+    values = host_values()
     node = objects.ComputeNode(**values)
     node.labels = {}
     node.obj_reset_changes(recursive=True)
     tracker.compute_node = node
 
     def cycle():
-        tracker._apply(node, tracker._host_values())
+        tracker._apply(node, host_values())
         if node.obj_what_changed():
             # A real change (or drift beyond 1%): count it, start clean.
             node.obj_reset_changes(recursive=True)
