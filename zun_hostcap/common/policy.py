@@ -118,5 +118,13 @@ def authorize(context, rule, target=None):
 
 
 def check_is_admin(context):
-    """Whether ``context`` is an administrator by the policy."""
-    return get_enforcer().authorize('context_is_admin', {}, context)
+    """Whether ``context`` is an administrator by the policy.
+
+    Asked at every API request: an allowed decision is remembered as
+    ``authorize`` remembers it.
+    """
+    try:
+        authorize(context, 'context_is_admin')
+    except policy.PolicyNotAuthorized:
+        return False
+    return True
