@@ -14,6 +14,7 @@ From the outside in::
     request sanity       non-UTF-8, empty or private path segments: 4xx
     sizelimit            refuse oversized bodies with 413
     authentication       keystonemiddleware or noauth2; / and /v1 public
+    GET /                the version document, without pecan
     body guard           pecan never decodes a body
     pecan                hooks (errors, version, context) and controllers
 """
@@ -65,8 +66,8 @@ class _HealthcheckRoute(object):
 
 
 def setup_pecan_app():
-    """The bare pecan application, with only the body guard before it."""
-    return middleware.BodyGuard(pecan.make_app(
+    """The pecan application, with the body guard and GET / before it."""
+    return root.VersionDocumentRoute(middleware.BodyGuard(pecan.make_app(
         root.RootController(),
         hooks=[hooks.ErrorHook(), hooks.MicroversionHook(),
                hooks.ContextHook()],
@@ -74,7 +75,7 @@ def setup_pecan_app():
         # request for "node1.example".
         guess_content_type_from_ext=False,
         force_canonical=False,
-        debug=False))
+        debug=False)))
 
 
 def setup_app():

@@ -26,10 +26,11 @@ class MicroversionHook(pecan.hooks.PecanHook):
             state.request.headers)
 
     def after(self, state):
-        _add_version_headers(state.request, state.response)
+        add_version_headers(state.request, state.response)
 
 
-def _add_version_headers(request, response):
+def add_version_headers(request, response):
+    """The version range, the request's version and Vary on ``response``."""
     for name, value in microversion.range_headers():
         response.headers[name] = value
     version = getattr(request, 'version', None)
@@ -63,5 +64,5 @@ class ErrorHook(pecan.hooks.PecanHook):
                                    exc.headerlist)
         else:
             resp = errors.for_exception(request, exc, request_id)
-        _add_version_headers(request, resp)
+        add_version_headers(request, resp)
         return resp

@@ -16,9 +16,14 @@ CONF = zun_hostcap.conf.CONF
 BINARY = 'zun-hostcap-compute'
 
 
-def create_service():
+def create_service(conductor_api=None):
+    """The compute service.
+
+    :param conductor_api: its conductor client; by default one over RPC.
+    """
     return zun_service.Service(BINARY, manager.ComputeManager(),
-                               use_conductor=True)
+                               use_conductor=True,
+                               conductor_api=conductor_api)
 
 
 def main(argv=None):

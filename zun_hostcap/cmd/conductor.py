@@ -19,4 +19,5 @@ def create_service():
 def main(argv=None):
     zun_service.take_signals()
     zun_service.prepare_service(sys.argv if argv is None else argv)
-    return zun_service.serve(create_service(), BINARY)
+    return zun_service.serve(create_service(), BINARY,
+                             workers=CONF.conductor.workers)

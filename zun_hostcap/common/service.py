@@ -8,7 +8,10 @@ anything; SIGUSR2 prints a Guru Meditation report (oslo.reports).
 
 A ``Service`` registers itself in the services table, sends a heartbeat
 every ``report_interval``, serves its manager over RPC when it has a topic
-and runs the manager's periodic tasks, all on native threads.
+and runs the manager's periodic tasks, all on native threads. A service
+that goes through the conductor casts its heartbeat (conductor RPC API
+1.1), which the conductor writes in batches; one that owns the database
+writes its own.
 """
 
 import contextlib
@@ -283,14 +286,19 @@ class Service(service.Service):
     """One zun-hostcap service around a manager."""
 
     def __init__(self, binary, manager, topic=None, host=None,
-                 use_conductor=False):
-        """:param use_conductor: send object calls to the conductor."""
+                 use_conductor=False, conductor_api=None):
+        """:param use_conductor: send object calls to the conductor.
+
+        :param conductor_api: the conductor client to use instead of a
+            new one, when services share a process (the fleet simulator).
+        """
         super().__init__()
         self.binary = binary
         self.manager = manager
         self.topic = topic
         self.host = host or CONF.host
         self.use_conductor = use_conductor
+        self.conductor_api = conductor_api
         self.service_ref = None
         self._rpc_server = None
         self._stopping = threading.Event()
@@ -306,16 +314,18 @@ class Service(service.Service):
         rpc.init(CONF)
         context = zun_context.get_admin_context()
         if self.use_conductor:
-            conductor = conductor_rpcapi.ConductorAPI()
-            objects_base.install_indirection_api(conductor)
-            if not conductor.wait_until_ready(context, self._stopping):
+            if self.conductor_api is None:
+                self.conductor_api = conductor_rpcapi.ConductorAPI()
+            objects_base.install_indirection_api(self.conductor_api)
+            if not self.conductor_api.wait_until_ready(context,
+                                                       self._stopping):
                 return
         self._try_register(context)
         if self.topic:
             target = messaging.Target(topic=self.topic, server=self.host)
             self._rpc_server = rpc.get_server(target, [self.manager])
             self._rpc_server.start()
-        self.tg.add_timer(CONF.report_interval, self._report_state,
+        self.tg.add_timer(CONF.report_interval, self.report_state,
                           initial_delay=CONF.report_interval)
         if hasattr(self.manager, 'run_periodic_tasks'):
             self.tg.add_dynamic_timer(
@@ -408,19 +418,31 @@ class Service(service.Service):
                       'count': self._heartbeat_failing})
             self._heartbeat_failing = 0
 
-    def _report_state(self):
-        # A missed heartbeat must not stop the next one.
+    def report_state(self):
+        """Send one heartbeat; register first if the service has no row.
+
+        Through the conductor it is a cast, written in the conductor's
+        next batch; a service that owns the database writes its row.
+        Never raises: a missed heartbeat must not stop the next one.
+        """
         context = zun_context.get_admin_context()
         if self.service_ref is None:
             self._try_register(context)
             return
         try:
-            with self._own_object_calls():
-                self.service_ref.heartbeat()
+            if self.use_conductor:
+                self.conductor_api.service_report_state(context,
+                                                        self.service_ref)
+            else:
+                with self._own_object_calls():
+                    self.service_ref.heartbeat()
         except Exception as err:
             self._heartbeat_failed('Heartbeat of', err)
         else:
             self._heartbeat_worked()
+
+    # The name the timer used before report_state() was public.
+    _report_state = report_state
 
     def _run_periodic_tasks(self):
         context = zun_context.get_admin_context()
@@ -434,6 +456,12 @@ class Service(service.Service):
                 self._rpc_server.wait()
             except Exception:
                 LOG.exception('Stopping the RPC server failed')
+        if hasattr(self.manager, 'cleanup_host'):
+            # After the RPC server: nothing arrives for the manager now.
+            try:
+                self.manager.cleanup_host()
+            except Exception:
+                LOG.exception('Cleaning up %s failed', self.binary)
         super().stop(graceful)
         LOG.info('Stopped %(binary)s on %(host)s',
                  {'binary': self.binary, 'host': self.host})

@@ -5,7 +5,9 @@ only what changed. Figures that move all the time (free, available,
 buffered and cached memory, used disk, free memory of each NUMA node) count
 as changed only when they move by more than ``[compute]
 usage_report_granularity`` percent of their total, so an idle host causes
-no RPC call and no database write.
+no RPC call and no database write. The memory totals of the host and of
+each NUMA node, which a virtual machine's memory balloon moves, are held
+the same way: they count as changed only past that percent of the total.
 
 A part of the host whose source cannot be read (see
 ``HostCapabilities.errors``) is left out: the stored values of its fields
@@ -29,6 +31,8 @@ _BYTES_PER_GIB = 1024 ** 3
 
 # Drifting field -> the field holding the total it is measured against.
 DRIFTING_FIELDS = {
+    # A VM's memory balloon moves MemTotal itself.
+    'mem_total': 'mem_total',
     'mem_free': 'mem_total',
     'mem_available': 'mem_total',
     'mem_buffers': 'mem_total',
@@ -324,11 +328,18 @@ class ResourceTracker:
     def _apply_numa(self, node, new):
         old = node.numa_topology
         if old is not None:
-            # Keep a node's old free memory while it drifts within bounds.
+            # Keep a node's old memory total and free memory while they
+            # drift within bounds: a balloon moves both.
             old_nodes = {cell.id: cell for cell in old.nodes}
             for cell in new.nodes:
                 previous = old_nodes.get(cell.id)
-                if previous is not None and not _moved_enough(
+                if previous is None:
+                    continue
+                if not _moved_enough(previous.mem_total, cell.mem_total,
+                                     cell.mem_total,
+                                     self.granularity_percent):
+                    cell.mem_total = previous.mem_total
+                if not _moved_enough(
                         previous.mem_available, cell.mem_available,
                         cell.mem_total, self.granularity_percent):
                     cell.mem_available = previous.mem_available

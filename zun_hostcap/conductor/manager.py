@@ -5,25 +5,105 @@ runs them against the database and returns the result and the changed
 fields, backported to the versions the caller knows.
 """
 
+import datetime
+
 from oslo_log import log as logging
 import oslo_messaging as messaging
+from oslo_service import periodic_task
 from oslo_versionedobjects import exception as ovo_exc
 
 from zun_hostcap.common import concurrency
+from zun_hostcap.common import context as zun_context
 from zun_hostcap.common import exception
+from zun_hostcap.conductor import heartbeats
+import zun_hostcap.conf
 from zun_hostcap.objects import base as objects_base
 
+CONF = zun_hostcap.conf.CONF
 LOG = logging.getLogger(__name__)
 
+# Values that cannot change in place: one held before and after a call
+# is the same value.
+_IMMUTABLE = (str, int, float, bool, type(None), datetime.datetime)
+_UNSET = object()
 
-class ConductorManager:
+
+def _held_values(objinst):
+    """{field: (value held, its primitive if it could change in place)}.
+
+    What ``object_action`` compares after the call, instead of a deep
+    copy of the object: the values themselves, and for objects, lists and
+    dicts their primitive (objects do not compare by value).
+    """
+    held = {}
+    for name, field in objinst.fields.items():
+        value = getattr(objinst, '_obj_' + name, _UNSET)
+        if value is _UNSET:
+            continue
+        held[name] = (value, None if isinstance(value, _IMMUTABLE) else
+                      field.to_primitive(objinst, name, value))
+    return held
+
+
+def _updates(objinst, before):
+    """The primitives of the fields whose primitive the call changed.
+
+    A field still holding the same immutable value is left out without
+    a look at its primitive; the others are compared by primitive, as
+    the caller will see them.
+    """
+    updates = {}
+    for name, field in objinst.fields.items():
+        value = getattr(objinst, '_obj_' + name, _UNSET)
+        if value is _UNSET:
+            continue
+        old, old_primitive = before.get(name, (_UNSET, None))
+        if value is old and old_primitive is None:
+            continue
+        primitive = field.to_primitive(objinst, name, value)
+        if old is not _UNSET and old_primitive is None:
+            old_primitive = field.to_primitive(objinst, name, old)
+        if old is _UNSET or primitive != old_primitive:
+            updates[name] = primitive
+    return updates
+
+
+class ConductorManager(periodic_task.PeriodicTasks):
     """The conductor's RPC endpoint."""
 
-    target = messaging.Target(version='1.0')
+    # 1.1: service_report_state
+    target = messaging.Target(version='1.1')
+
+    def __init__(self):
+        super().__init__(CONF)
+        self.heartbeats = heartbeats.HeartbeatBatcher()
 
     def ping(self, context):
         """Answer, so a starting service knows a conductor listens."""
         return 'pong'
+
+    def service_report_state(self, context, service_id, sent_at=None):
+        """Count a heartbeat of the service ``service_id`` (a cast).
+
+        Written with the other heartbeats of the same second in one
+        statement (``flush_heartbeats``).
+
+        :param sent_at: when the service sent it, in seconds since the
+            epoch; for the lag figures.
+
+        New in 1.1.
+        """
+        self.heartbeats.add(service_id, sent_at)
+
+    @periodic_task.periodic_task(spacing=heartbeats.FLUSH_INTERVAL,
+                                 run_immediately=True)
+    def flush_heartbeats(self, context):
+        """Write the heartbeats received since the last run."""
+        self.heartbeats.flush(context)
+
+    def cleanup_host(self):
+        """On stop: write the heartbeats still pending."""
+        self.heartbeats.flush(zun_context.get_admin_context())
 
     # Exceptions of ours are expected answers, not server errors: they are
     # sent back to the caller and re-raised there without a traceback here.
@@ -57,19 +137,11 @@ class ConductorManager:
         concurrency.log_once('conductor RPC handler')
         LOG.debug('RPC object_action %(obj)s.%(method)s',
                   {'obj': objinst.obj_name(), 'method': objmethod})
-        before = objinst.obj_clone()
+        before = _held_values(objinst)
         with objects_base.conductor_scope():
             result = getattr(objinst, objmethod)(*(args or ()),
                                                  **(kwargs or {}))
-        updates = {}
-        for name, field in objinst.fields.items():
-            if not objinst.obj_attr_is_set(name):
-                continue
-            # Objects do not compare by value; their primitives do.
-            now = field.to_primitive(objinst, name, getattr(objinst, name))
-            if (not before.obj_attr_is_set(name) or now != field.to_primitive(
-                    before, name, getattr(before, name))):
-                updates[name] = now
+        updates = _updates(objinst, before)
         # What is still marked changed stays marked on the caller's side.
         updates['obj_what_changed'] = objinst.obj_what_changed()
         return updates, result

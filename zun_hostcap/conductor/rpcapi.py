@@ -4,9 +4,11 @@ API version history:
 
     1.0 - Initial version: object_class_action_versions, object_action,
           object_backport_versions, ping
+    1.1 - service_report_state: a heartbeat as a cast
 """
 
 import threading
+import time
 
 from oslo_log import log as logging
 
@@ -31,11 +33,12 @@ VERSION_ALIASES = {
 class ConductorAPI(ovo_base.VersionedObjectIndirectionAPI):
     """Sends object calls to the conductor; the compute's indirection_api.
 
-    Every call is an RPC ``call``: the caller waits for the conductor's
-    answer, because the object state it returns is the truth.
+    Every object call is an RPC ``call``: the caller waits for the
+    conductor's answer, because the object state it returns is the truth.
+    A heartbeat is a ``cast``: nothing comes back that the service needs.
     """
 
-    RPC_API_VERSION = '1.0'
+    RPC_API_VERSION = '1.1'
 
     def __init__(self, topic=None):
         super().__init__()
@@ -94,6 +97,24 @@ class ConductorAPI(ovo_base.VersionedObjectIndirectionAPI):
         cctxt = self._prepare()
         return cctxt.call(context, 'object_action', objinst=objinst,
                           objmethod=objmethod, args=args, kwargs=kwargs)
+
+    def service_report_state(self, context, service):
+        """Tell the conductor that ``service`` (a Service object) is alive.
+
+        A cast (1.1): the conductor writes it with the other heartbeats of
+        the same second. It expires in RabbitMQ after report_interval, when
+        the next heartbeat makes it useless: a conductor that was away
+        does not find a backlog of old ones. Capped at 1.0 ([upgrade_levels]
+        conductor, while conductors of the previous release run), it is the
+        remotable ``Service.heartbeat()``, a call that writes one row.
+        """
+        if not self.client.can_send_version('1.1'):
+            service.heartbeat()
+            return
+        cctxt = self.client.prepare(version='1.1',
+                                    timeout=CONF.report_interval)
+        cctxt.cast(context, 'service_report_state', service_id=service.id,
+                   sent_at=time.time())
 
     def object_backport_versions(self, context, objinst, object_versions):
         """Have the conductor backport ``objinst`` to versions we know."""

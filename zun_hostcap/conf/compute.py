@@ -56,7 +56,9 @@ compute_opts = [
                  max=100.0,
                  help='Percent of the total by which a figure that drifts '
                       'all the time (free, available, buffered and cached '
-                      'memory; used disk) must move before it is saved. '
+                      'memory; used disk; the memory totals of the host '
+                      'and of each NUMA node, which a virtual machine\'s '
+                      'memory balloon moves) must move before it is saved. '
                       'With the default of 1, an idle host writes '
                       'nothing; 0 saves every change.'),
 ]

@@ -131,9 +131,14 @@ def compute_node_get_by_hostname(context, hostname):
 
 
 def compute_node_get_all(context, limit=None, marker=None, sort_key=None,
-                         sort_dir=None):
+                         sort_dir=None, columns=None):
+    """A page of compute node rows; of the named ``columns`` only, if given.
+
+    A row has an attribute per column (and ``_asdict()``).
+    """
     return IMPL.compute_node_get_all(context, limit=limit, marker=marker,
-                                     sort_key=sort_key, sort_dir=sort_dir)
+                                     sort_key=sort_key, sort_dir=sort_dir,
+                                     columns=columns)
 
 
 def compute_node_update(context, node_uuid, values):
@@ -166,3 +171,11 @@ def service_heartbeat(context, service_id):
 
 def service_destroy(context, service_id):
     return IMPL.service_destroy(context, service_id)
+
+
+def service_heartbeats(context, beats, now=None):
+    """Record many heartbeats at once: {service id: beats received}.
+
+    Returns the ids of ``beats`` that match no service.
+    """
+    return IMPL.service_heartbeats(context, beats, now=now)

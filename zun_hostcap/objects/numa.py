@@ -34,10 +34,15 @@ class NUMANode(base.ZunHostcapObject):
 
     @classmethod
     def from_dict(cls, data):
-        return cls(id=data['id'], cpuset=set(data['cpuset']),
-                   pinned_cpus=set(data.get('pinned_cpus', ())),
-                   mem_total=data['mem_total'],
-                   mem_available=data['mem_available'])
+        """The cell ``to_dict()`` stored, built without coercion.
+
+        Its values are of the fields' types already.
+        """
+        return cls._from_values(
+            None, id=data['id'], cpuset=set(data['cpuset']),
+            pinned_cpus=set(data.get('pinned_cpus', ())),
+            mem_total=data['mem_total'],
+            mem_available=data['mem_available'])
 
 
 @base.ZunHostcapObjectRegistry.register
@@ -68,7 +73,19 @@ class NUMATopology(base.ZunHostcapObject):
     def to_dict(self):
         return {'nodes': [node.to_dict() for node in self.nodes]}
 
+    @staticmethod
+    def plain(data):
+        """``from_dict(data).to_dict()``, without building the objects."""
+        return {'nodes': [{'id': node['id'],
+                           'cpuset': sorted(node['cpuset']),
+                           'pinned_cpus': sorted(node.get('pinned_cpus', ())),
+                           'mem_total': node['mem_total'],
+                           'mem_available': node['mem_available']}
+                          for node in data.get('nodes', ())]}
+
     @classmethod
     def from_dict(cls, data):
-        return cls(nodes=[NUMANode.from_dict(node)
-                          for node in data.get('nodes', ())])
+        """The topology ``to_dict()`` stored, built without coercion."""
+        from_dict = NUMANode.from_dict
+        return cls._from_values(None, nodes=[
+            from_dict(node) for node in data.get('nodes', ())])

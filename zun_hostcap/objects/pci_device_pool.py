@@ -29,11 +29,12 @@ class PciDevicePool(base.ZunHostcapObject):
 
     @classmethod
     def from_dict(cls, data):
-        return cls(vendor_id=data['vendor_id'],
-                   product_id=data['product_id'],
-                   numa_node=data.get('numa_node'),
-                   count=data['count'],
-                   tags=data.get('tags') or {})
+        """The pool ``to_dict()`` stored, built without coercion."""
+        return cls._from_values(None, vendor_id=data['vendor_id'],
+                                product_id=data['product_id'],
+                                numa_node=data.get('numa_node'),
+                                count=data['count'],
+                                tags=dict(data.get('tags') or {}))
 
 
 @base.ZunHostcapObjectRegistry.register
@@ -48,7 +49,19 @@ class PciDevicePoolList(base.ObjectListBase, base.ZunHostcapObject):
     def to_list(self):
         return [pool.to_dict() for pool in self.objects]
 
+    @staticmethod
+    def plain(data):
+        """``from_list(data).to_list()``, without building the objects."""
+        return [{'vendor_id': pool['vendor_id'],
+                 'product_id': pool['product_id'],
+                 'numa_node': pool.get('numa_node'),
+                 'count': pool['count'],
+                 'tags': dict(pool.get('tags') or {})}
+                for pool in data or ()]
+
     @classmethod
     def from_list(cls, data):
-        return cls(objects=[PciDevicePool.from_dict(pool)
-                            for pool in data or ()])
+        """The pools ``to_list()`` stored, built without coercion."""
+        from_dict = PciDevicePool.from_dict
+        return cls._from_values(None, objects=[from_dict(pool)
+                                               for pool in data or ()])

@@ -60,6 +60,18 @@ class Service(base.ZunHostcapPersistentObject, base.ZunHostcapObject):
         db_service = db_api.service_heartbeat(self._context, self.id)
         self._from_db_object(self._context, self, db_service)
 
+    @classmethod
+    def record_heartbeats(cls, context, beats):
+        """Write many services' heartbeats at once; the conductor's batch.
+
+        Not remotable: services cast their heartbeat to the conductor
+        (conductor RPC API 1.1), which calls this for what it received.
+
+        :param beats: {service id: heartbeats received}.
+        :returns: the ids that match no service.
+        """
+        return db_api.service_heartbeats(context, beats)
+
     @base.remotable
     def destroy(self):
         db_api.service_destroy(self._context, self.id)

@@ -3,6 +3,7 @@
 import dataclasses
 import json
 import os
+import random
 import tempfile
 import threading
 
@@ -63,6 +64,39 @@ def sample_capabilities():
                         kernel_version='5.15.0-105-generic',
                         hostname='compute-1'),
     )
+
+
+def ballooned(capabilities, fraction):
+    """``capabilities`` as a VM's memory balloon changes them.
+
+    The balloon holds ``fraction`` of the memory (negative: it gave that
+    much back): MemTotal, MemFree and MemAvailable of the host, and
+    MemTotal and MemFree of each NUMA node, are less by ``fraction`` of
+    their total, as a balloon driver that returns pages to the
+    hypervisor reports them. The rest is left as it is.
+    """
+    def taken(total):
+        return int(total * fraction)
+
+    memory = capabilities.memory
+    if memory is not None:
+        gone = taken(memory.mem_total)
+        memory = dataclasses.replace(
+            memory, mem_total=memory.mem_total - gone,
+            mem_free=max(0, memory.mem_free - gone),
+            mem_available=(None if memory.mem_available is None
+                           else max(0, memory.mem_available - gone)))
+    numa_topology = capabilities.numa_topology
+    if numa_topology is not None:
+        numa_topology = tuple(
+            dataclasses.replace(
+                node, mem_total_kb=node.mem_total_kb - taken(
+                    node.mem_total_kb),
+                mem_free_kb=max(0, node.mem_free_kb - taken(
+                    node.mem_total_kb)))
+            for node in numa_topology)
+    return dataclasses.replace(capabilities, memory=memory,
+                               numa_topology=numa_topology)
 
 
 def capabilities_to_dict(capabilities):
@@ -223,3 +257,28 @@ class FakeDriver(base.HostDriver):
 
     def get_os_info(self):
         return self._part('os')
+
+
+class BalloonDriver(FakeDriver):
+    """A virtual machine's host, whose memory a balloon moves.
+
+    Each probe reports the capabilities it holds (as a FakeDriver) with
+    the balloon at ``inflated`` plus a random jitter of up to
+    ``jitter`` either way, both fractions of each memory total (see
+    :func:`ballooned`).
+
+    :param seed: seeds the jitter, for a run that can be repeated.
+    """
+
+    def __init__(self, capabilities=None, inflated=0.0, jitter=0.0,
+                 seed=None):
+        super().__init__(capabilities)
+        self.inflated = inflated
+        self.jitter = jitter
+        self._random = random.Random(seed)
+
+    def get_capabilities(self):
+        """The held capabilities, with the balloon where it is now."""
+        fraction = self.inflated + self._random.uniform(-self.jitter,
+                                                        self.jitter)
+        return ballooned(super().get_capabilities(), fraction)

@@ -3,6 +3,7 @@
 import json
 import os
 import re
+import threading
 import time
 import urllib.request
 
@@ -10,7 +11,15 @@ import fixtures
 from oslotest import base
 from testtools import content as testtools_content
 
+from zun_hostcap.common import context as zun_context
+from zun_hostcap import objects
+from zun_hostcap.tests import fixtures as zun_fixtures
 from zun_hostcap.tests.functional import base as functional_base
+from zun_hostcap.tests.unit.objects import test_compute_node
+
+# Writers of another process that share the all-in-one's SQLite file.
+SAVERS = 32
+ROUNDS = 5
 
 
 class TestAllInOne(base.BaseTestCase):
@@ -31,8 +40,10 @@ class TestAllInOne(base.BaseTestCase):
             'zun-hostcap-all', self.config, self.tmp))
 
     def _rows(self, query):
-        return functional_base.sqlite_rows(
-            os.path.join(self.tmp, 'zun-hostcap.sqlite'), query)
+        return functional_base.sqlite_rows(self._database(), query)
+
+    def _database(self):
+        return os.path.join(self.tmp, 'zun-hostcap.sqlite')
 
     def test_this_host_is_discovered_and_stored_within_seconds(self):
         def stored():
@@ -103,3 +114,75 @@ class TestAllInOne(base.BaseTestCase):
                          [host['hostname'] for host in listed])
         self.addDetail('seconds-until-listed',
                        testtools_content.text_content('%.2f' % elapsed))
+
+
+class TestAllInOneSQLiteWriters(base.BaseTestCase):
+    """The SQLite file waits for its writers, of any process."""
+
+    def setUp(self):
+        super().setUp()
+        self.tmp = self.useFixture(fixtures.TempDir()).path
+        # Its heartbeats are written every second.
+        config = functional_base.write_config(
+            os.path.join(self.tmp, 'zun-hostcap.conf'),
+            {'DEFAULT': {'state_path': self.tmp, 'report_interval': 1},
+             'api': {'port': functional_base.free_port()}})
+        self.service = self.useFixture(functional_base.ServiceProcess(
+            'zun-hostcap-all', config, self.tmp))
+        self.database = os.path.join(self.tmp, 'zun-hostcap.sqlite')
+
+    def _report_count(self):
+        rows = functional_base.sqlite_rows(
+            self.database, "SELECT report_count FROM services WHERE "
+            "binary = 'zun-hostcap-compute'")
+        return rows[0]['report_count'] if rows else 0
+
+    def test_writers_beside_the_all_in_one_all_succeed(self):
+        # Generous: a loaded machine takes a while to start a process.
+        functional_base.wait_for(
+            self._report_count, timeout=60, message='a compute heartbeat',
+            processes=(self.service,))
+        # This process writes the same file, as the all-in-one's
+        # conductor does: 32 hosts saving their node and heartbeating.
+        self.useFixture(zun_fixtures.Database(
+            connection='sqlite:///%s' % self.database))
+        objects.register_all()
+        context = zun_context.get_admin_context()
+        errors, start = [], threading.Barrier(SAVERS)
+        beats_before = self._report_count()
+
+        def host(index):
+            start.wait()
+            try:
+                service = objects.Service(context, host='other-%d' % index,
+                                          binary='zun-hostcap-compute')
+                service.create()
+                node = test_compute_node.make_compute_node(
+                    context, hostname='other-%d' % index)
+                node.create()
+                for round_ in range(1, ROUNDS + 1):
+                    node.mem_used = round_
+                    node.save()
+                    service.heartbeat()
+            except Exception as exc:
+                errors.append(exc)
+        threads = [threading.Thread(target=host, args=(index,))
+                   for index in range(SAVERS)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+
+        self.assertEqual([], errors)
+        rows = functional_base.sqlite_rows(
+            self.database, "SELECT hostname, mem_used FROM compute_nodes "
+            "WHERE hostname LIKE 'other-%'")
+        self.assertEqual({'other-%d' % index: ROUNDS
+                          for index in range(SAVERS)},
+                         {row['hostname']: row['mem_used'] for row in rows})
+        # The all-in-one went on writing its own heartbeats meanwhile.
+        functional_base.wait_for(
+            lambda: self._report_count() > beats_before, timeout=30,
+            message='a later heartbeat', processes=(self.service,))
+        self.service.assert_running(self)
+        self.assertNotIn('database is locked', self.service.log())

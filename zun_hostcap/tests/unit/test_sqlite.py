@@ -5,12 +5,19 @@ import threading
 from oslo_utils import uuidutils
 import sqlalchemy as sa
 
+from zun_hostcap.db import api as db_api
 from zun_hostcap.db.sqlalchemy import api as sqla_api
 from zun_hostcap.db.sqlalchemy.placement import allocations as alloc_db
 from zun_hostcap.db.sqlalchemy.placement import resource_providers as rp_db
+from zun_hostcap import objects
 from zun_hostcap.tests import base
 from zun_hostcap.tests import fixtures
+from zun_hostcap.tests.unit.objects import test_compute_node
 from zun_hostcap.tests.unit.placement import test_resource_providers
+
+# As many savers as the conductor has RPC handler threads at most.
+SAVERS = 32
+ROUNDS = 5
 
 
 class TestSQLiteFile(base.TestCase):
@@ -103,6 +110,99 @@ class TestSQLiteFile(base.TestCase):
         # Each write waits for the file's lock at BEGIN: none was
         # refused after reading and run again.
         self.assertEqual([], busy)
+
+    def _all_at_once(self, work):
+        """Run ``work(index)`` in SAVERS threads started together.
+
+        :returns: the exceptions they raised.
+        """
+        errors, start = [], threading.Barrier(SAVERS)
+
+        def run(index):
+            start.wait()
+            try:
+                work(index)
+            except Exception as exc:
+                errors.append(exc)
+        threads = [threading.Thread(target=run, args=(index,))
+                   for index in range(SAVERS)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        return errors
+
+    def test_host_writers_take_the_lock_at_begin(self):
+        seen = []
+        sa.event.listen(self.engine, 'before_cursor_execute',
+                        lambda conn, cursor, statement, *args:
+                        seen.append(statement))
+        node = test_compute_node.make_compute_node(self.context)
+        node.create()
+        node.mem_used = 1
+        node.save()
+        service = objects.Service(self.context, host='h', binary='b')
+        service.create()
+        service.heartbeat()
+        service.disabled = True
+        service.save()
+        service.destroy()
+        node.destroy()
+        self.assertEqual(7, seen.count('BEGIN IMMEDIATE'))
+        self.assertNotIn('BEGIN', seen)
+
+    def test_concurrent_compute_node_saves_and_heartbeats_succeed(self):
+        # What a conductor serving SAVERS computes at once does: each
+        # registers, creates its node, then saves it and heartbeats.
+        busy = self._count_busy()
+
+        def compute(index):
+            hostname = 'host-%d' % index
+            service = objects.Service(self.context, host=hostname,
+                                      binary='zun-hostcap-compute')
+            service.create()
+            node = test_compute_node.make_compute_node(
+                self.context, hostname=hostname)
+            node.create()
+            for round_ in range(1, ROUNDS + 1):
+                node.mem_used = index * 1000 + round_
+                node.numa_topology.nodes[0].mem_available = round_
+                node.save()
+                service.heartbeat()
+
+        self.assertEqual([], self._all_at_once(compute))
+        self.assertEqual([], busy)
+        with db_api.conductor_scope():
+            nodes = objects.ComputeNodeList.get_all(self.context)
+            services = objects.ServiceList.get_all(self.context)
+        self.assertEqual(
+            {'host-%d' % index: (index * 1000 + ROUNDS, ROUNDS)
+             for index in range(SAVERS)},
+            {node.hostname: (node.mem_used,
+                             node.numa_topology.nodes[0].mem_available)
+             for node in nodes})
+        self.assertEqual([ROUNDS] * SAVERS,
+                         [service.report_count for service in services])
+
+    def test_concurrent_saves_of_one_node_succeed(self):
+        # Several writers of the same row (the API and the conductor):
+        # each waits for the one before, none is refused.
+        node = test_compute_node.make_compute_node(self.context)
+        node.create()
+        busy = self._count_busy()
+
+        def save(index):
+            mine = objects.ComputeNode.get_by_uuid(self.context, node.uuid)
+            mine.labels = {'saver-%d' % index: 'yes'}
+            mine.save()
+
+        self.assertEqual([], self._all_at_once(save))
+        self.assertEqual([], busy)
+        labels = objects.ComputeNode.get_by_uuid(self.context,
+                                                 node.uuid).labels
+        self.assertEqual(1, len(labels))
+        self.assertIn(next(iter(labels)),
+                      {'saver-%d' % index for index in range(SAVERS)})
 
 
 class TestSQLiteMemory(base.TestCase):

@@ -258,7 +258,7 @@ class TestRPCPinCheck(CheckTestCase):
         result = self._check(None)
         self.assertEqual(SUCCESS, result.code)
         self.assertEqual('[upgrade_levels] conductor is not set: the '
-                         'services send conductor RPC API 1.0, the newest of '
+                         'services send conductor RPC API 1.1, the newest of '
                          'this release.', result.details)
 
     def test_version_and_release_name_of_this_release(self):
@@ -271,12 +271,12 @@ class TestRPCPinCheck(CheckTestCase):
                              result.details)
 
     def test_newer_than_this_release_sends(self):
-        for pin in ('1.1', '2.0', '1.0.1'):
+        for pin in ('1.2', '2.0', '1.1.1'):
             result = self._check(pin)
             self.assertEqual(FAILURE, result.code, pin)
             self.assertEqual(
                 '[upgrade_levels] conductor = %s is newer than conductor RPC '
-                'API 1.0, the newest this release sends. Set it to the '
+                'API 1.1, the newest this release sends. Set it to the '
                 'release the oldest service runs, or remove it.' % pin,
                 result.details)
 
@@ -292,7 +292,7 @@ class TestRPCPinCheck(CheckTestCase):
             self.assertEqual(FAILURE, result.code, pin)
             self.assertEqual(
                 '[upgrade_levels] conductor = %s is neither a version such '
-                'as "1.0" nor a release this code knows (2026.2): services '
+                'as "1.1" nor a release this code knows (2026.2): services '
                 'cannot send conductor calls. Correct or remove it.' % pin,
                 result.details)
 

@@ -1,6 +1,5 @@
 """What every module of the resource provider model needs."""
 
-import functools
 import threading
 import weakref
 
@@ -35,18 +34,10 @@ RETRY_OPTIONS = dict(max_retries=10, retry_on_deadlock=True,
                      max_retry_interval=0.5)
 
 
-def writes(function):
-    """Mark ``function``'s transactions as ones that will write.
-
-    On SQLite they take the file's write lock at BEGIN and wait for it,
-    rather than be refused after their first read
-    (``sa_api.write_lock_first``).
-    """
-    @functools.wraps(function)
-    def wrapper(*args, **kwargs):
-        with sa_api.write_lock_first():
-            return function(*args, **kwargs)
-    return wrapper
+# Marks a function's transactions as ones that will write: on SQLite they
+# take the file's write lock at BEGIN and wait for it, rather than be
+# refused after their first read. The host slice's writers use the same.
+writes = sa_api.writes
 
 
 def retry_on_deadlock(function):
