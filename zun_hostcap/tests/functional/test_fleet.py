@@ -79,6 +79,41 @@ class TestHeartbeatsOverRabbitMQ(base.BaseTestCase):
         self._wait_for_reports(deployment, 2)
         self.assertIn(HEARTBEAT_CALL, deployment.conductor.log())
 
+    def test_two_conductor_workers_serve_the_queue_and_stop_together(self):
+        deployment = self.useFixture(functional_base.Deployment(
+            self, interval=1, report_interval=1))
+        deployment.common['conductor']['workers'] = 2
+        data_file = os.path.join(deployment.tmp, 'host.json')
+        fake_host.write_capabilities(data_file,
+                                     fake_host.sample_capabilities())
+        deployment.start({'os_capability_driver': 'fake',
+                          'fake_capabilities_file': data_file})
+        self._wait_for_reports(deployment, 5)
+
+        # The launcher and its two workers, each consuming the conductor
+        # topic's queue.
+        conductor = deployment.conductor
+        self.assertEqual(3, len(conductor.pids()), conductor.pids())
+        functional_base.require_rabbitmqctl(self)
+
+        def consumers():
+            output = functional_base.rabbitmqctl(
+                '-q', 'list_queues', '-p', deployment.vhost.name, 'name',
+                'consumers', '--formatter', 'json')
+            return {queue['name']: queue['consumers']
+                    for queue in json.loads(output or '[]')}
+        queues = functional_base.wait_for(
+            lambda: consumers().get(deployment.conductor_topic) == 2 and
+            consumers(), timeout=30, message='two consumers of the topic',
+            processes=(conductor,))
+        self.assertEqual(2, queues[deployment.conductor_topic], queues)
+        self.assertNotIn(HEARTBEAT_CALL, conductor.log())
+
+        # SIGTERM to the launcher's pid ends the workers too.
+        self.assertEqual(0, conductor.stop())
+        self.assertEqual([], conductor.killed_leftovers)
+        self.assertEqual(set(), conductor.pids())
+
 
 class TestFleetSimulator(base.BaseTestCase):
 
