@@ -47,6 +47,9 @@ _SELECT = sa.select(
     RP.outerjoin(_ROOT, RP.c.root_provider_id == _ROOT.c.id)
       .outerjoin(_PARENT, RP.c.parent_provider_id == _PARENT.c.id))
 
+# Its joins, for the queries that select other columns from them (worked
+# out once: SQLAlchemy walks the statement for them).
+_SELECT_FROMS = tuple(_SELECT.get_final_froms())
 
 # The order of _SELECT's columns: the fields of ResourceProvider.
 KEYS = ('id', 'uuid', 'name', 'generation', 'parent_provider_uuid',
@@ -422,7 +425,7 @@ def listing_document(context, filters=None, links=(), tree=True):
     changed = sa.cast(sa.func.coalesce(RP.c.updated_at, RP.c.created_at),
                       sa.String).label('changed')
     query = _filtered(context, sa.select(RP.c.id, document, changed)
-                      .select_from(*_SELECT.get_final_froms()), filters)
+                      .select_from(*_SELECT_FROMS), filters)
     if dialect == 'mysql':
         _raise_group_concat_limit(connection)
         listed = query.subquery('listed')
