@@ -29,7 +29,6 @@ import argparse
 import functools
 import os
 import platform
-import pstats
 import shutil
 import signal
 import statistics
@@ -40,6 +39,9 @@ import threading
 import time
 import urllib.parse
 import uuid
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchlib  # noqa: E402  (tools/ is no package)
 
 HOST = '127.0.0.1'
 DEFAULT_MYSQL_URL = os.environ.get(
@@ -95,32 +97,7 @@ sys.exit(conductor.main(['zun-hostcap-conductor', '--config-file', config]))
 
 
 def _version(dist):
-    import importlib.metadata
-    try:
-        return importlib.metadata.version(dist)
-    except importlib.metadata.PackageNotFoundError:
-        return '?'
-
-
-def write_config(path, sections):
-    with open(path, 'w') as f:
-        for section, options in sections.items():
-            f.write('[%s]\n' % section)
-            for name, value in options.items():
-                f.write('%s = %s\n' % (name, value))
-            f.write('\n')
-    return path
-
-
-def console_script(name):
-    script = os.path.join(os.path.dirname(sys.executable), name)
-    if os.path.exists(script):
-        return [script]
-    found = shutil.which(name)
-    if found:
-        return [found]
-    raise SystemExit('%s not found beside %s nor in PATH' % (
-        name, sys.executable))
+    return benchlib.version(dist) or '?'
 
 
 def rabbitmqctl(*args):
@@ -165,15 +142,7 @@ class Database(object):
         self.admin_url = admin_url.rstrip('/') + '/'
 
     def _execute(self, statement):
-        import sqlalchemy as sa
-        engine = sa.create_engine(self.admin_url,
-                                  poolclass=sa.pool.NullPool)
-        try:
-            with engine.connect() as conn:
-                result = conn.execute(sa.text(statement))
-                return result.fetchall() if result.returns_rows else None
-        finally:
-            engine.dispose()
+        return benchlib.mysql_execute(self.admin_url, statement)
 
     def version(self):
         return 'MariaDB/MySQL %s' % self._execute('SELECT VERSION()')[0][0]
@@ -187,20 +156,14 @@ class Database(object):
         self._execute('DROP DATABASE IF EXISTS %s' % DATABASE)
 
 
-class Conductor(object):
+class Conductor(benchlib.Process):
     """zun-hostcap-conductor in a process of its own, stopped by its pid."""
 
     def __init__(self, config, log_path, profile=None):
-        self.argv = [sys.executable, '-c', SERVE, config, profile or '']
-        self.log_path = log_path
+        super().__init__('zun-hostcap-conductor',
+                         [sys.executable, '-c', SERVE, config, profile or ''],
+                         log_path)
         self.profile = profile
-        self.process = None
-
-    def start(self):
-        with open(self.log_path, 'w') as log:
-            self.process = subprocess.Popen(
-                self.argv, stdout=log, stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL, start_new_session=True)
 
     def cpu_seconds(self):
         """User + system CPU time of the conductor so far (and workers)."""
@@ -250,18 +213,7 @@ class Conductor(object):
         return self.profile
 
     def stop(self, timeout=30):
-        if self.process is None or self.process.poll() is not None:
-            return
-        self.process.send_signal(signal.SIGTERM)
-        try:
-            self.process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-
-    def log_tail(self, lines=30):
-        with open(self.log_path, errors='replace') as f:
-            return ''.join(f.readlines()[-lines:])
+        super().stop(timeout)
 
 
 def make_node(objects, context, index):
@@ -466,17 +418,6 @@ def table(results):
     return '\n'.join(lines)
 
 
-def print_profile(path, limit=40):
-    if not path or not os.path.exists(path):
-        print('no profile was written')
-        return
-    print('\nProfile of the conductor (%s), CPU time of every thread:' %
-          path)
-    stats = pstats.Stats(path)
-    stats.sort_stats('cumulative').print_stats(limit)
-    stats.sort_stats('tottime').print_stats(limit)
-
-
 def main(argv=None):
     parser = argparse.ArgumentParser(
         description=__doc__.splitlines()[0],
@@ -534,11 +475,12 @@ def main(argv=None):
         if args.notifications:
             common['oslo_messaging_notifications'] = {
                 'driver': 'messagingv2'}
-        server_conf = write_config(os.path.join(tmp, 'conductor.conf'),
-                                   dict(common,
-                                        database={'connection': db_url}))
-        client_conf = write_config(os.path.join(tmp, 'client.conf'), common)
-        subprocess.run(console_script('zun-hostcap-db-manage') +
+        server_conf = benchlib.write_config(
+            os.path.join(tmp, 'conductor.conf'),
+            dict(common, database={'connection': db_url}))
+        client_conf = benchlib.write_config(
+            os.path.join(tmp, 'client.conf'), common)
+        subprocess.run(benchlib.console_script('zun-hostcap-db-manage') +
                        ['--config-file', server_conf, 'upgrade'],
                        check=True, capture_output=True)
         profile = os.path.abspath(args.profile) if args.profile else None
@@ -589,7 +531,8 @@ def main(argv=None):
             print('\n%d saves failed, e.g. %r' % (
                 len(result.errors), result.errors[0]))
         if profile:
-            print_profile(conductor.dump_profile())
+            benchlib.print_profile(conductor.dump_profile() or profile,
+                                   'the conductor, CPU time of every thread')
     finally:
         if conductor is not None:
             conductor.stop()

@@ -32,14 +32,11 @@ stopped by it: nothing is left running.
 
 import argparse
 import http.client
-import importlib.metadata
 import json
 import os
 import platform
-import pstats
 import shutil
 import signal
-import socket
 import sqlite3
 import statistics
 import subprocess
@@ -47,7 +44,9 @@ import sys
 import tempfile
 import time
 
-HOST = '127.0.0.1'
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchlib  # noqa: E402  (tools/ is no package)
+
 SERVER_THREADS = 8
 MICROVERSION = 'container 1.40'
 TOKEN = 'admin'
@@ -64,86 +63,6 @@ STEPS = {
     'page': ('GET /v1/hosts/?limit=100', 150.0),
     'show': ('GET /v1/hosts/{uuid}', 400.0),
 }
-
-# waitress serving module:attribute, optionally profiled request by
-# request into one file written on SIGTERM.
-SERVE = r'''
-import cProfile, importlib, os, pstats, signal, sys, threading
-import waitress
-target, port, threads, profile = sys.argv[1:5]
-if target == 'hello':
-    def application(environ, start_response):
-        start_response('200 OK', [('Content-Type', 'application/json'),
-                                  ('Content-Length', '2')])
-        return [b'{}']
-else:
-    module, _, attribute = target.partition(':')
-    application = getattr(importlib.import_module(module), attribute)
-if profile:
-    inner, lock, merged = application, threading.Lock(), []
-    def application(environ, start_response):
-        prof = cProfile.Profile()
-        prof.enable()
-        try:
-            body = inner(environ, start_response)
-            try:
-                data = list(body)
-            finally:
-                close = getattr(body, 'close', None)
-                if close:
-                    close()
-        finally:
-            prof.disable()
-        with lock:
-            if merged:
-                merged[0].add(prof)
-            else:
-                merged.append(pstats.Stats(prof))
-        return data
-def stop(signo, frame):
-    if profile:
-        with lock:
-            if merged:
-                merged[0].dump_stats(profile)
-    os._exit(0)
-signal.signal(signal.SIGTERM, stop)
-waitress.serve(application, host='127.0.0.1', port=int(port),
-               threads=int(threads), ident='bench', _quiet=True)
-'''
-
-
-def _version(dist):
-    try:
-        return importlib.metadata.version(dist)
-    except importlib.metadata.PackageNotFoundError:
-        return '?'
-
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind((HOST, 0))
-        return sock.getsockname()[1]
-
-
-def write_config(path, sections):
-    with open(path, 'w') as f:
-        for section, options in sections.items():
-            f.write('[%s]\n' % section)
-            for name, value in options.items():
-                f.write('%s = %s\n' % (name, value))
-            f.write('\n')
-    return path
-
-
-def console_script(name):
-    script = os.path.join(os.path.dirname(sys.executable), name)
-    if os.path.exists(script):
-        return [script]
-    found = shutil.which(name)
-    if found:
-        return [found]
-    raise SystemExit('%s not found beside %s nor in PATH' % (
-        name, sys.executable))
 
 
 class SQLiteEngine(object):
@@ -172,19 +91,11 @@ class MySQLEngine(object):
         self.admin_url = admin_url.rstrip('/') + '/'
 
     def _execute(self, statement):
-        import sqlalchemy as sa
-        engine = sa.create_engine(self.admin_url,
-                                  poolclass=sa.pool.NullPool)
-        try:
-            with engine.connect() as conn:
-                result = conn.execute(sa.text(statement))
-                return result.fetchall() if result.returns_rows else None
-        finally:
-            engine.dispose()
+        return benchlib.mysql_execute(self.admin_url, statement)
 
     def version(self):
         return 'MariaDB/MySQL %s on %s' % (
-            self._execute('SELECT VERSION()')[0][0], HOST)
+            self._execute('SELECT VERSION()')[0][0], benchlib.HOST)
 
     def url(self):
         self.drop()
@@ -195,55 +106,8 @@ class MySQLEngine(object):
         self._execute('DROP DATABASE IF EXISTS %s' % DATABASE)
 
 
-class Server(object):
-    """waitress in a process of its own, stopped by its own pid."""
-
-    def __init__(self, target, env, log_path, profile=None):
-        self.port = free_port()
-        self.argv = [sys.executable, '-c', SERVE, target, str(self.port),
-                     str(SERVER_THREADS), profile or '']
-        self.env = env
-        self.log_path = log_path
-        self.process = None
-
-    def start(self, timeout=60):
-        with open(self.log_path, 'w') as log:
-            self.process = subprocess.Popen(
-                self.argv, env=self.env, stdout=log,
-                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                start_new_session=True)
-        deadline = time.monotonic() + timeout
-        while True:
-            if self.process.poll() is not None:
-                raise RuntimeError('the server exited with %s:\n%s' % (
-                    self.process.returncode, self.log_tail()))
-            try:
-                conn = http.client.HTTPConnection(HOST, self.port, timeout=30)
-                conn.request('GET', '/')
-                status = conn.getresponse().status
-                conn.close()
-                if status == 200:
-                    return
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError('the server did not answer in %ss:\n%s'
-                                   % (timeout, self.log_tail()))
-            time.sleep(0.2)
-
-    def stop(self, timeout=15):
-        if self.process is None or self.process.poll() is not None:
-            return
-        self.process.send_signal(signal.SIGTERM)
-        try:
-            self.process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-
-    def log_tail(self, lines=30):
-        with open(self.log_path, errors='replace') as f:
-            return ''.join(f.readlines()[-lines:])
+def _version_of(dist):
+    return benchlib.version(dist) or '?'
 
 
 def load_hosts(config, count):
@@ -300,7 +164,8 @@ class Client(object):
     """One keep-alive HTTP connection."""
 
     def __init__(self, port):
-        self.conn = http.client.HTTPConnection(HOST, port, timeout=120)
+        self.conn = http.client.HTTPConnection(benchlib.HOST, port,
+                                               timeout=120)
         self.headers = {'X-Auth-Token': TOKEN,
                         'OpenStack-API-Version': MICROVERSION,
                         'Accept': 'application/json'}
@@ -370,14 +235,14 @@ def measure(engine, tmp, args):
     """Load the hosts into ``engine``, serve, measure; {step: Result}."""
     workdir = os.path.join(tmp, engine.name)
     os.makedirs(workdir)
-    config = write_config(os.path.join(workdir, 'zun-hostcap.conf'), {
+    config = benchlib.write_config(os.path.join(workdir, 'zun-hostcap.conf'), {
         'DEFAULT': {'debug': 'false', 'state_path': workdir},
         'api': {'auth_strategy': 'noauth2'},
         'database': {'connection': engine.url()},
         'oslo_policy': {'policy_file': os.path.join(workdir,
                                                     'policy.yaml')},
     })
-    subprocess.run(console_script('zun-hostcap-db-manage') +
+    subprocess.run(benchlib.console_script('zun-hostcap-db-manage') +
                    ['--config-file', config, 'upgrade'], check=True,
                    capture_output=True)
     print('  %s: loading %d hosts ...' % (engine.name, args.hosts),
@@ -387,8 +252,9 @@ def measure(engine, tmp, args):
     profile = ('%s.%s' % (os.path.abspath(args.profile), engine.name)
                if args.profile else None)
     results = {}
-    server = Server('zun_hostcap.wsgi.api:application', env,
-                    os.path.join(workdir, 'api.log'), profile)
+    server = benchlib.WSGIServer(
+        'the API', 'zun_hostcap.wsgi.api:application', SERVER_THREADS, env,
+        os.path.join(workdir, 'api.log'), profile=profile)
     try:
         server.start()
         print('  %s: serving on port %d (pid %d) ...' % (
@@ -424,8 +290,9 @@ def measure(engine, tmp, args):
 
 
 def measure_hello(tmp, args):
-    server = Server('hello', dict(os.environ),
-                    os.path.join(tmp, 'hello.log'))
+    server = benchlib.WSGIServer('hello-world', 'hello', SERVER_THREADS,
+                                 dict(os.environ),
+                                 os.path.join(tmp, 'hello.log'))
     try:
         server.start()
         client = Client(server.port)
@@ -441,7 +308,7 @@ def conditions(args, engines):
     import zun_hostcap
     return '\n'.join([
         'zun-hostcap %s from %s' % (
-            _version('zun-hostcap'),
+            _version_of('zun-hostcap'),
             os.path.dirname(os.path.dirname(zun_hostcap.__file__))),
         'machine: %d CPUs, %s %s %s; Python %s; load average %s' % (
             os.cpu_count(), uname.system, uname.release, uname.machine,
@@ -450,8 +317,9 @@ def conditions(args, engines):
         'server: one process, waitress %s, %d threads, '
         'zun_hostcap.wsgi.api:application, noauth2; pecan %s, WebOb %s, '
         'SQLAlchemy %s, oslo.db %s' % (
-            _version('waitress'), SERVER_THREADS, _version('pecan'),
-            _version('WebOb'), _version('SQLAlchemy'), _version('oslo.db')),
+            _version_of('waitress'), SERVER_THREADS, _version_of('pecan'),
+            _version_of('WebOb'), _version_of('SQLAlchemy'),
+            _version_of('oslo.db')),
         'databases: %s' % ', '.join(engine.version() for engine in engines),
         'load: %d hosts, 2 NUMA nodes and a PCI pool each' % args.hosts,
         'client: one keep-alive http.client connection, %s, token admin; '
@@ -481,16 +349,6 @@ def table(rows):
             engine, label, _fmt(result.rate, 9, 1), _fmt(result.p50, 9, 2),
             result.size or '-', verdict))
     return '\n'.join(lines + ([''] + errors if errors else []))
-
-
-def print_profile(path, limit=35):
-    if not path or not os.path.exists(path):
-        return
-    print('\nProfile of the API server (%s), by cumulative time:' % path)
-    stats = pstats.Stats(path)
-    stats.sort_stats('cumulative').print_stats(limit)
-    print('By own time:')
-    stats.sort_stats('tottime').print_stats(limit)
 
 
 def main(argv=None):
@@ -538,7 +396,7 @@ def main(argv=None):
         print()
         print(table(rows))
         for profile in profiles:
-            print_profile(profile)
+            benchlib.print_profile(profile, 'the API server')
     finally:
         if args.keep:
             print('work directory: %s' % tmp)

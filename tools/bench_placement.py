@@ -26,15 +26,13 @@ by its own pid and stopped by it: nothing is left running.
 """
 
 import argparse
+import functools
 import http.client
-import importlib.metadata
 import json
 import os
 import platform
-import pstats
 import shutil
 import signal
-import socket
 import sqlite3
 import statistics
 import subprocess
@@ -44,6 +42,9 @@ import threading
 import time
 import urllib.parse
 import uuid
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchlib  # noqa: E402  (tools/ is no package)
 
 PLACEMENT_DIST = 'openstack-placement'
 PLACEMENT_VERSION = '16.0.0'
@@ -85,63 +86,9 @@ TARGET_PAIRS = 10.0
 TARGET_LIST = 5.0
 TARGET_OTHER = 3.0
 
-# Run by both servers' Pythons: waitress serving a WSGI application named
-# module:attribute, optionally profiled request by request (cProfile in
-# the thread that serves the request, merged in one file written on
-# SIGTERM). The same code for both, so the server is the same.
-SERVE = r'''
-import cProfile, importlib, os, pstats, signal, sys, threading
-import waitress
-target, port, threads, profile = sys.argv[1:5]
-module, _, attribute = target.partition(':')
-application = getattr(importlib.import_module(module), attribute)
-if profile:
-    inner, lock, merged = application, threading.Lock(), []
-    def application(environ, start_response):
-        prof = cProfile.Profile()
-        prof.enable()
-        try:
-            body = inner(environ, start_response)
-            try:
-                data = list(body)
-            finally:
-                close = getattr(body, 'close', None)
-                if close:
-                    close()
-        finally:
-            prof.disable()
-        with lock:
-            if merged:
-                merged[0].add(prof)
-            else:
-                merged.append(pstats.Stats(prof))
-        return data
-    def dump(signo, frame):
-        with lock:
-            if merged:
-                merged[0].dump_stats(profile)
-        os._exit(0)
-    signal.signal(signal.SIGTERM, dump)
-waitress.serve(application, host='127.0.0.1', port=int(port),
-               threads=int(threads), ident='bench', _quiet=True)
-'''
-
 
 class StepError(Exception):
     """A request of a step got an answer it should not have."""
-
-
-def _version(dist, python=None):
-    if python is None:
-        try:
-            return importlib.metadata.version(dist)
-        except importlib.metadata.PackageNotFoundError:
-            return None
-    result = subprocess.run(
-        [python, '-c', 'import importlib.metadata as m, sys; '
-         'print(m.version(sys.argv[1]))', dist],
-        capture_output=True, text=True)
-    return result.stdout.strip() if result.returncode == 0 else None
 
 
 # The virtualenv of Placement
@@ -167,7 +114,7 @@ def placement_venv(cache_dir):
     subprocess.run([sys.executable, '-m', 'venv', venv], check=True)
     packages = ['%s==%s' % (PLACEMENT_DIST, PLACEMENT_VERSION)]
     for dist in ('waitress', 'PyMySQL'):
-        version = _version(dist)
+        version = benchlib.version(dist)
         packages.append('%s==%s' % (dist, version) if version else dist)
     result = subprocess.run(
         [python, '-m', 'pip', 'install', '--quiet'] + packages,
@@ -178,33 +125,6 @@ def placement_venv(cache_dir):
     with open(ready, 'w') as f:
         f.write(' '.join(packages) + '\n')
     return python
-
-
-def console_script(python, name):
-    """The console script ``name`` installed beside ``python``."""
-    script = os.path.join(os.path.dirname(python), name)
-    if os.path.exists(script):
-        return [script]
-    found = shutil.which(name)
-    if found:
-        return [found]
-    raise SystemExit('%s not found beside %s nor in PATH' % (name, python))
-
-
-def write_config(path, sections):
-    with open(path, 'w') as f:
-        for section, options in sections.items():
-            f.write('[%s]\n' % section)
-            for name, value in options.items():
-                f.write('%s = %s\n' % (name, value))
-            f.write('\n')
-    return path
-
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind((HOST, 0))
-        return sock.getsockname()[1]
 
 
 # Databases
@@ -247,15 +167,7 @@ class MySQLEngine(Engine):
         self.admin_url = admin_url.rstrip('/') + '/'
 
     def _execute(self, statement):
-        import sqlalchemy as sa
-        from sqlalchemy import pool
-        engine = sa.create_engine(self.admin_url, poolclass=pool.NullPool)
-        try:
-            with engine.connect() as conn:
-                result = conn.execute(sa.text(statement))
-                return result.fetchall() if result.returns_rows else None
-        finally:
-            engine.dispose()
+        return benchlib.mysql_execute(self.admin_url, statement)
 
     def version(self):
         try:
@@ -276,64 +188,7 @@ class MySQLEngine(Engine):
 
 # Servers
 
-class Server(object):
-    """A waitress process serving one side, stopped by its own pid."""
-
-    def __init__(self, label, argv, env, log_path, port):
-        self.label = label
-        self.argv = argv
-        self.env = env
-        self.log_path = log_path
-        self.port = port
-        self.process = None
-
-    def start(self, timeout=90):
-        with open(self.log_path, 'w') as log:
-            self.process = subprocess.Popen(
-                self.argv, env=self.env, stdout=log,
-                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                start_new_session=True)
-        _RUNNING.add(self)
-        deadline = time.monotonic() + timeout
-        while True:
-            if self.process.poll() is not None:
-                raise RuntimeError('%s exited with %s:\n%s' % (
-                    self.label, self.process.returncode, self.log_tail()))
-            try:
-                conn = http.client.HTTPConnection(HOST, self.port, timeout=30)
-                conn.request('GET', '/', headers={'Accept':
-                                                  'application/json'})
-                status = conn.getresponse().status
-                conn.close()
-                if status == 200:
-                    return
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError('%s did not answer in %ss:\n%s' % (
-                    self.label, timeout, self.log_tail()))
-            time.sleep(0.2)
-
-    def stop(self, timeout=15):
-        if self.process is None:
-            return
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        _RUNNING.discard(self)
-
-    def log_tail(self, lines=30):
-        try:
-            with open(self.log_path, errors='replace') as f:
-                return ''.join(f.readlines()[-lines:])
-        except OSError as err:
-            return str(err)
-
-
+# The servers started and not stopped yet, stopped on a signal.
 _RUNNING = set()
 
 
@@ -359,11 +214,10 @@ class Side(object):
 
     def server(self, tmp, url, profile=None):
         env = self.prepare(tmp, url)
-        port = free_port()
-        argv = [self.python, '-c', SERVE, self.target, str(port),
-                str(SERVER_THREADS), profile or '']
-        return Server(self.label, argv, env,
-                      os.path.join(tmp, '%s.log' % self.name), port)
+        return benchlib.WSGIServer(
+            self.label, self.target, SERVER_THREADS, env,
+            os.path.join(tmp, '%s.log' % self.name), python=self.python,
+            profile=profile)
 
 
 class Ours(Side):
@@ -373,14 +227,14 @@ class Ours(Side):
                          'zun_hostcap.wsgi.placement:application')
 
     def prepare(self, tmp, url):
-        config = write_config(os.path.join(tmp, 'zun-hostcap.conf'), {
+        config = benchlib.write_config(os.path.join(tmp, 'zun-hostcap.conf'), {
             'DEFAULT': {'debug': 'false', 'state_path': tmp},
             'api': {'auth_strategy': 'noauth2'},
             'database': {'connection': url},
             # Not a policy file of this machine: the defaults.
             'oslo_policy': {'policy_file': os.path.join(tmp, 'policy.yaml')},
         })
-        _run(console_script(self.python, 'zun-hostcap-db-manage') +
+        _run(benchlib.console_script('zun-hostcap-db-manage', self.python) +
              ['--config-file', config, 'upgrade'])
         return dict(os.environ, ZUN_HOSTCAP_CONFIG_FILE=config)
 
@@ -394,13 +248,14 @@ class Theirs(Side):
     def prepare(self, tmp, url):
         confdir = os.path.join(tmp, 'placement')
         os.makedirs(confdir, exist_ok=True)
-        config = write_config(os.path.join(confdir, 'placement.conf'), {
+        path = os.path.join(confdir, 'placement.conf')
+        config = benchlib.write_config(path, {
             'DEFAULT': {'debug': 'false'},
             'api': {'auth_strategy': 'noauth2'},
             'placement_database': {'connection': url},
             'oslo_policy': {'policy_file': os.path.join(tmp, 'policy.yaml')},
         })
-        _run(console_script(self.python, 'placement-manage') +
+        _run(benchlib.console_script('placement-manage', self.python) +
              ['--config-file', config, 'db', 'sync'])
         return dict(os.environ, OS_PLACEMENT_CONFIG_DIR=confdir)
 
@@ -420,7 +275,8 @@ class Client(object):
 
     def __init__(self, port):
         self.port = port
-        self.conn = http.client.HTTPConnection(HOST, port, timeout=120)
+        self.conn = http.client.HTTPConnection(benchlib.HOST, port,
+                                               timeout=120)
         self.headers = {
             'X-Auth-Token': TOKEN,
             'OpenStack-API-Version': MICROVERSION,
@@ -738,6 +594,7 @@ def measure(side, engine, tmp, args):
     try:
         try:
             server = side.server(workdir, engine.url(side.name), profile)
+            _RUNNING.add(server)
             server.start()
         except Exception as exc:   # noqa: B902
             error = 'did not start: %s' % exc
@@ -749,6 +606,7 @@ def measure(side, engine, tmp, args):
     finally:
         if server is not None:
             server.stop()
+            _RUNNING.discard(server)
         try:
             engine.drop(side.name)
         except Exception as exc:   # noqa: B902
@@ -819,22 +677,21 @@ def _rate(result):
 
 def conditions(args, theirs_python, engines):
     uname = platform.uname()
-    sqla = _version('SQLAlchemy')
-    sqla_theirs = _version('SQLAlchemy', theirs_python)
+    ours, theirs = benchlib.version, functools.partial(
+        benchlib.version, python=theirs_python)
     lines = [
         'zun-hostcap %s vs %s %s, microversion %s, noauth2' % (
-            _version('zun-hostcap'), PLACEMENT_DIST,
-            _version(PLACEMENT_DIST, theirs_python), MICROVERSION.split()[1]),
+            ours('zun-hostcap'), PLACEMENT_DIST, theirs(PLACEMENT_DIST),
+            MICROVERSION.split()[1]),
         'machine: %d CPUs, %s %s %s; Python %s' % (
             os.cpu_count(), uname.system, uname.release, uname.machine,
             platform.python_version()),
         'server: waitress %s, %d threads, one process each, one at a time' % (
-            _version('waitress'), SERVER_THREADS),
+            ours('waitress'), SERVER_THREADS),
         'libraries: SQLAlchemy %s (ours) / %s (theirs), oslo.db %s / %s, '
         'PyMySQL %s / %s' % (
-            sqla, sqla_theirs, _version('oslo.db'),
-            _version('oslo.db', theirs_python), _version('PyMySQL'),
-            _version('PyMySQL', theirs_python)),
+            ours('SQLAlchemy'), theirs('SQLAlchemy'), ours('oslo.db'),
+            theirs('oslo.db'), ours('PyMySQL'), theirs('PyMySQL')),
         'databases: %s' % ', '.join(e.version() for e in engines),
         'load: %d providers (VCPU/MEMORY_MB/DISK_GB); iterations: %s%s' % (
             args.providers,
@@ -845,16 +702,6 @@ def conditions(args, theirs_python, engines):
         'ratio = ours/s / theirs/s; an op of a pair step is 2 requests',
     ]
     return '\n'.join(lines)
-
-
-def print_profile(path, limit=35):
-    if not path or not os.path.exists(path):
-        return
-    print('\nProfile of our server (%s), by cumulative time:' % path)
-    stats = pstats.Stats(path)
-    stats.sort_stats('cumulative').print_stats(limit)
-    print('By own time:')
-    stats.sort_stats('tottime').print_stats(limit)
 
 
 def main(argv=None):
@@ -918,7 +765,7 @@ def main(argv=None):
     print()
     print(table(rows))
     for profile in profiles:
-        print_profile(profile)
+        benchlib.print_profile(profile, 'our server')
     return 0
 
 
