@@ -3,7 +3,6 @@
 import json
 import os
 import re
-import threading
 import time
 import urllib.request
 
@@ -16,6 +15,7 @@ from zun_hostcap import objects
 from zun_hostcap.tests import fixtures as zun_fixtures
 from zun_hostcap.tests.functional import base as functional_base
 from zun_hostcap.tests.unit.objects import test_compute_node
+from zun_hostcap.tests import utils as test_utils
 
 # Writers of another process that share the all-in-one's SQLite file.
 SAVERS = 32
@@ -148,31 +148,20 @@ class TestAllInOneSQLiteWriters(base.BaseTestCase):
             connection='sqlite:///%s' % self.database))
         objects.register_all()
         context = zun_context.get_admin_context()
-        errors, start = [], threading.Barrier(SAVERS)
         beats_before = self._report_count()
 
         def host(index):
-            start.wait()
-            try:
-                service = objects.Service(context, host='other-%d' % index,
-                                          binary='zun-hostcap-compute')
-                service.create()
-                node = test_compute_node.make_compute_node(
-                    context, hostname='other-%d' % index)
-                node.create()
-                for round_ in range(1, ROUNDS + 1):
-                    node.mem_used = round_
-                    node.save()
-                    service.heartbeat()
-            except Exception as exc:
-                errors.append(exc)
-        threads = [threading.Thread(target=host, args=(index,))
-                   for index in range(SAVERS)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-
+            service = objects.Service(context, host='other-%d' % index,
+                                      binary='zun-hostcap-compute')
+            service.create()
+            node = test_compute_node.make_compute_node(
+                context, hostname='other-%d' % index)
+            node.create()
+            for round_ in range(1, ROUNDS + 1):
+                node.mem_used = round_
+                node.save()
+                service.heartbeat()
+        errors = test_utils.all_at_once(SAVERS, host)
         self.assertEqual([], errors)
         rows = functional_base.sqlite_rows(
             self.database, "SELECT hostname, mem_used FROM compute_nodes "

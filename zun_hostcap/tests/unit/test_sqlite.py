@@ -1,6 +1,5 @@
 """The SQLite file engine: WAL, a pool, writers that wait for each other."""
 
-import threading
 
 from oslo_utils import uuidutils
 import sqlalchemy as sa
@@ -14,6 +13,7 @@ from zun_hostcap.tests import base
 from zun_hostcap.tests import fixtures
 from zun_hostcap.tests.unit.objects import test_compute_node
 from zun_hostcap.tests.unit.placement import test_resource_providers
+from zun_hostcap.tests import utils as test_utils
 
 # As many savers as the conductor has RPC handler threads at most.
 SAVERS = 32
@@ -87,50 +87,20 @@ class TestSQLiteFile(base.TestCase):
             resource_provider_id=provider['id'], resource_class_id=0,
             total=1000, reserved=0, min_unit=1, max_unit=1000,
             step_size=1, allocation_ratio=1.0)
-        errors, start = [], threading.Barrier(16)
         busy = self._count_busy()
 
-        def writer():
-            start.wait()
-            try:
-                for _ in range(5):
-                    consumer = uuidutils.generate_uuid()
-                    alloc_db.replace_all(self.context, {consumer: {
-                        'allocations': {provider['uuid']: {'VCPU': 1}},
-                        'project_id': 'p', 'user_id': 'u'}})
-                    alloc_db.delete_by_consumer(self.context, consumer)
-            except Exception as exc:
-                errors.append(exc)
-        threads = [threading.Thread(target=writer) for _ in range(16)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
+        def writer(index):
+            for _ in range(5):
+                consumer = uuidutils.generate_uuid()
+                alloc_db.replace_all(self.context, {consumer: {
+                    'allocations': {provider['uuid']: {'VCPU': 1}},
+                    'project_id': 'p', 'user_id': 'u'}})
+                alloc_db.delete_by_consumer(self.context, consumer)
+        errors = test_utils.all_at_once(16, writer)
         self.assertEqual([], errors)
         # Each write waits for the file's lock at BEGIN: none was
         # refused after reading and run again.
         self.assertEqual([], busy)
-
-    def _all_at_once(self, work):
-        """Run ``work(index)`` in SAVERS threads started together.
-
-        :returns: the exceptions they raised.
-        """
-        errors, start = [], threading.Barrier(SAVERS)
-
-        def run(index):
-            start.wait()
-            try:
-                work(index)
-            except Exception as exc:
-                errors.append(exc)
-        threads = [threading.Thread(target=run, args=(index,))
-                   for index in range(SAVERS)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        return errors
 
     def test_host_writers_take_the_lock_at_begin(self):
         seen = []
@@ -170,7 +140,7 @@ class TestSQLiteFile(base.TestCase):
                 node.save()
                 service.heartbeat()
 
-        self.assertEqual([], self._all_at_once(compute))
+        self.assertEqual([], test_utils.all_at_once(SAVERS, compute))
         self.assertEqual([], busy)
         with db_api.conductor_scope():
             nodes = objects.ComputeNodeList.get_all(self.context)
@@ -196,7 +166,7 @@ class TestSQLiteFile(base.TestCase):
             mine.labels = {'saver-%d' % index: 'yes'}
             mine.save()
 
-        self.assertEqual([], self._all_at_once(save))
+        self.assertEqual([], test_utils.all_at_once(SAVERS, save))
         self.assertEqual([], busy)
         labels = objects.ComputeNode.get_by_uuid(self.context,
                                                  node.uuid).labels
