@@ -43,7 +43,6 @@ import uuid
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchlib  # noqa: E402  (tools/ is no package)
 
-HOST = '127.0.0.1'
 DEFAULT_MYSQL_URL = os.environ.get(
     'ZUN_HOSTCAP_TEST_MYSQL_URL',
     'mysql+pymysql://openstack_citest:openstack_citest@127.0.0.1:3306/')
@@ -390,7 +389,7 @@ def conditions(args, database, conductor):
             _version('SQLAlchemy'), _version('oslo.db'),
             _version('PyMySQL')),
         'database: %s on %s; RabbitMQ on %s (virtual host of the run)' % (
-            database.version(), HOST, HOST),
+            database.version(), benchlib.HOST, benchlib.HOST),
         'notifications: %s' % ('versioned, messagingv2 driver'
                                if args.notifications else
                                'off (no driver: the default)'),

@@ -50,7 +50,6 @@ PLACEMENT_DIST = 'openstack-placement'
 PLACEMENT_VERSION = '16.0.0'
 MICROVERSION = 'placement 1.39'
 TOKEN = 'admin'
-HOST = '127.0.0.1'
 SERVER_THREADS = 8
 CLIENT_THREADS = 8
 # The repository this file is in: the default cache directory is in it.
