@@ -1,6 +1,5 @@
 """The SQLite file engine: WAL, a pool, writers that wait for each other."""
 
-
 from oslo_utils import uuidutils
 import sqlalchemy as sa
 
