@@ -138,21 +138,16 @@ class Database(object):
     """A fresh MariaDB database, dropped at the end."""
 
     def __init__(self, admin_url):
-        self.admin_url = admin_url.rstrip('/') + '/'
-
-    def _execute(self, statement):
-        return benchlib.mysql_execute(self.admin_url, statement)
+        self.server = benchlib.MariaDB(admin_url)
 
     def version(self):
-        return 'MariaDB/MySQL %s' % self._execute('SELECT VERSION()')[0][0]
+        return self.server.version()
 
     def create(self):
-        self._execute('DROP DATABASE IF EXISTS %s' % DATABASE)
-        self._execute('CREATE DATABASE %s CHARACTER SET utf8mb4' % DATABASE)
-        return self.admin_url + DATABASE + '?charset=utf8mb4'
+        return self.server.fresh(DATABASE)
 
     def drop(self):
-        self._execute('DROP DATABASE IF EXISTS %s' % DATABASE)
+        self.server.drop(DATABASE)
 
 
 class Conductor(benchlib.Process):

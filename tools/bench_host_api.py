@@ -88,22 +88,16 @@ class MySQLEngine(object):
     name = 'mysql'
 
     def __init__(self, admin_url):
-        self.admin_url = admin_url.rstrip('/') + '/'
-
-    def _execute(self, statement):
-        return benchlib.mysql_execute(self.admin_url, statement)
+        self.server = benchlib.MariaDB(admin_url)
 
     def version(self):
-        return 'MariaDB/MySQL %s on %s' % (
-            self._execute('SELECT VERSION()')[0][0], benchlib.HOST)
+        return '%s on %s' % (self.server.version(), benchlib.HOST)
 
     def url(self):
-        self.drop()
-        self._execute('CREATE DATABASE %s CHARACTER SET utf8mb4' % DATABASE)
-        return self.admin_url + DATABASE + '?charset=utf8mb4'
+        return self.server.fresh(DATABASE)
 
     def drop(self):
-        self._execute('DROP DATABASE IF EXISTS %s' % DATABASE)
+        self.server.drop(DATABASE)
 
 
 def _version_of(dist):

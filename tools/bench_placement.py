@@ -163,26 +163,19 @@ class MySQLEngine(Engine):
     name = 'mysql'
 
     def __init__(self, admin_url):
-        self.admin_url = admin_url.rstrip('/') + '/'
-
-    def _execute(self, statement):
-        return benchlib.mysql_execute(self.admin_url, statement)
+        self.server = benchlib.MariaDB(admin_url)
 
     def version(self):
         try:
-            return 'MariaDB/MySQL %s' % self._execute(
-                'SELECT VERSION()')[0][0]
+            return self.server.version()
         except Exception as exc:   # noqa: B902  shown in every row too
             return 'MariaDB/MySQL unreachable (%s)' % type(exc).__name__
 
     def url(self, side):
-        name = DATABASES[side]
-        self._execute('DROP DATABASE IF EXISTS %s' % name)
-        self._execute('CREATE DATABASE %s CHARACTER SET utf8mb4' % name)
-        return self.admin_url + name + '?charset=utf8mb4'
+        return self.server.fresh(DATABASES[side])
 
     def drop(self, side):
-        self._execute('DROP DATABASE IF EXISTS %s' % DATABASES[side])
+        self.server.drop(DATABASES[side])
 
 
 # Servers

@@ -5,7 +5,7 @@ The tools are scripts, not a package: each puts this directory first on
 same for all of them: the configuration files, the console scripts, a
 free port, versions of installed distributions, and a WSGI application
 served by waitress in a process of its own, stopped by its own pid, a
-MariaDB statement, a profile printed.
+MariaDB database made and dropped, a profile printed.
 """
 
 import http.client
@@ -194,19 +194,35 @@ class WSGIServer(Process):
             time.sleep(0.2)
 
 
-def mysql_execute(admin_url, statement):
-    """Run ``statement`` on the MariaDB/MySQL server of ``admin_url``.
+class MariaDB(object):
+    """A MariaDB/MySQL server reached with an administrator URL."""
 
-    Its rows, or None for a statement that returns none.
-    """
-    import sqlalchemy as sa
-    engine = sa.create_engine(admin_url, poolclass=sa.pool.NullPool)
-    try:
-        with engine.connect() as conn:
-            result = conn.execute(sa.text(statement))
-            return result.fetchall() if result.returns_rows else None
-    finally:
-        engine.dispose()
+    def __init__(self, admin_url):
+        self.admin_url = admin_url.rstrip('/') + '/'
+
+    def execute(self, statement):
+        """Run ``statement``; its rows, or None if it returns none."""
+        import sqlalchemy as sa
+        engine = sa.create_engine(self.admin_url,
+                                  poolclass=sa.pool.NullPool)
+        try:
+            with engine.connect() as conn:
+                result = conn.execute(sa.text(statement))
+                return result.fetchall() if result.returns_rows else None
+        finally:
+            engine.dispose()
+
+    def version(self):
+        return 'MariaDB/MySQL %s' % self.execute('SELECT VERSION()')[0][0]
+
+    def fresh(self, name):
+        """The URL of an empty database ``name``, made again if it was."""
+        self.drop(name)
+        self.execute('CREATE DATABASE %s CHARACTER SET utf8mb4' % name)
+        return self.admin_url + name + '?charset=utf8mb4'
+
+    def drop(self, name):
+        self.execute('DROP DATABASE IF EXISTS %s' % name)
 
 
 def print_profile(path, title, limit=35):
