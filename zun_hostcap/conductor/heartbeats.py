@@ -141,7 +141,9 @@ class HeartbeatBatcher:
                     unknown = objects.Service.record_heartbeats(context,
                                                                 beats)
             except Exception as err:
-                self._keep(pending, sent)
+                # The stale ones are counted as dropped already.
+                self._keep({service_id: pending[service_id]
+                            for service_id in beats}, sent)
                 self._write_failed(err, len(beats))
                 return 0
             self._write_worked()

@@ -162,6 +162,27 @@ class TestHeartbeatBatcher(base.TestCase):
         self.assertEqual('INFO Heartbeats are written again, after 2 '
                          'failed writes.', lines[1])
 
+    def test_a_stale_heartbeat_is_dropped_once_while_the_database_is_down(
+            self):
+        self.flags(service_down_time=60)
+        old, fresh = _services(self.context, 2)
+        self.batcher.add(old.id)
+        self.clock.now += 61
+        self.batcher.add(fresh.id)
+        down = test_database_outage.UnreachableDatabase()
+        down.setUp()
+        self.assertEqual(0, self.batcher.flush(self.context))
+        down.cleanUp()
+        self.assertEqual(1, self.batcher.flush(self.context))
+
+        self.clock.now += heartbeats.SUMMARY_INTERVAL
+        self.batcher.flush(self.context)
+
+        self.assertEqual(0, _row(self.context, old).report_count)
+        self.assertEqual(1, _row(self.context, fresh).report_count)
+        self.assertIn('1 in 1 batches', self.log.output)
+        self.assertIn('; 1 dropped as stale.', self.log.output)
+
     def test_a_summary_line_tells_the_lag_once_a_minute(self):
         services = _services(self.context, 4)
         for number, svc in enumerate(services):
