@@ -185,13 +185,17 @@ def _compute_node_query(context):
     return context.session.query(models.ComputeNode)
 
 
-def _compute_node_rows(context):
+def _compute_node_rows(context, columns=None):
     """The rows as rows, not ORM instances: a column per attribute.
 
-    For reads: loading a thousand rows into the ORM's identity map costs
-    several times the query.
+    Of the named ``columns`` only, if given. For reads: loading a
+    thousand rows into the ORM's identity map costs several times the
+    query.
     """
-    return context.session.query(*models.ComputeNode.__table__.columns)
+    table = models.ComputeNode.__table__
+    if columns is None:
+        return context.session.query(*table.columns)
+    return context.session.query(*[table.c[name] for name in columns])
 
 
 def _compute_node_row(context, **where):
@@ -231,12 +235,8 @@ def compute_node_get_all(context, limit=None, marker=None, sort_key=None,
         if marker_node is None:
             raise exception.MarkerNotFound(marker=marker)
     sort_key = sort_key or 'hostname'
-    query = _compute_node_rows(context)
-    if columns is not None:
-        table = models.ComputeNode.__table__
-        query = context.session.query(*[table.c[name] for name in columns])
-    return _paginate(query, models.ComputeNode, limit, marker_node,
-                     sort_key, sort_dir)
+    return _paginate(_compute_node_rows(context, columns), models.ComputeNode,
+                     limit, marker_node, sort_key, sort_dir)
 
 
 @writes
@@ -346,6 +346,12 @@ def service_heartbeat(context, service_id):
 HEARTBEAT_IDS_PER_STATEMENT = 900
 
 
+def _id_chunks(ids):
+    """``ids`` in slices small enough for one statement."""
+    for start in range(0, len(ids), HEARTBEAT_IDS_PER_STATEMENT):
+        yield ids[start:start + HEARTBEAT_IDS_PER_STATEMENT]
+
+
 @writes
 @main_context_manager.writer
 def service_heartbeats(context, beats, now=None):
@@ -363,8 +369,7 @@ def service_heartbeats(context, beats, now=None):
     for count, ids in sorted(by_count.items()):
         # In id order, as every writer of several rows should lock them.
         ids.sort()
-        for start in range(0, len(ids), HEARTBEAT_IDS_PER_STATEMENT):
-            chunk = ids[start:start + HEARTBEAT_IDS_PER_STATEMENT]
+        for chunk in _id_chunks(ids):
             updated += _service_query(context).filter(
                 models.Service.id.in_(chunk)).update(
                 {'report_count': models.Service.report_count + count,
@@ -375,8 +380,7 @@ def service_heartbeats(context, beats, now=None):
     # Rare (a service deleted while it runs): find which ids those were.
     ids = sorted(beats)
     known = set()
-    for start in range(0, len(ids), HEARTBEAT_IDS_PER_STATEMENT):
-        chunk = ids[start:start + HEARTBEAT_IDS_PER_STATEMENT]
+    for chunk in _id_chunks(ids):
         known.update(row.id for row in context.session.query(
             models.Service.id).filter(models.Service.id.in_(chunk)))
     return sorted(set(ids) - known)
