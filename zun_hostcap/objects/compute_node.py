@@ -54,8 +54,7 @@ def _holds(held, name, value):
     if name in _STRUCTURED_FIELDS:
         # The plain data of two NUMA cells or a PCI pool: microseconds.
         return getattr(held, _STRUCTURED_FIELDS[name][1])() == value
-    if name in _DATETIME_FIELDS and value.tzinfo is None:
-        value = value.replace(tzinfo=datetime.timezone.utc)
+    value = _from_row_value(name, value)
     # (Lists and dicts the field coerced are subclasses of list and dict;
     # 1 == 1.0 == True, but a float field must not hold an int.)
     return isinstance(held, type(value)) and held == value
