@@ -441,9 +441,6 @@ class Service(service.Service):
         else:
             self._heartbeat_worked()
 
-    # The name the timer used before report_state() was public.
-    _report_state = report_state
-
     def _run_periodic_tasks(self):
         context = zun_context.get_admin_context()
         return self.manager.run_periodic_tasks(context)

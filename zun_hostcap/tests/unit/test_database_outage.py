@@ -154,10 +154,10 @@ class TestServiceHeartbeat(base.TestCase):
         down = UnreachableDatabase()
         down.setUp()
         for _beat in range(3):
-            svc._report_state()
+            svc.report_state()
         down.cleanUp()
-        svc._report_state()
-        svc._report_state()
+        svc.report_state()
+        svc.report_state()
         lines = self.log.output.splitlines()[1:]  # after "Starting"
         self.assertEqual(2, len(lines), self.log.output)
         self.assertTrue(lines[0].startswith(
@@ -181,6 +181,6 @@ class TestServiceHeartbeat(base.TestCase):
                       'database cannot be reached', self.log.output)
         # The database is back: the next heartbeat registers.
         down.cleanUp()
-        svc._report_state()
+        svc.report_state()
         self.assertEqual('h1', svc.service_ref.host)
         self.assertEqual(1, len(objects.ServiceList.get_all(self.context)))
