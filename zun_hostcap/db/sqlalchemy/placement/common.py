@@ -91,6 +91,13 @@ _BUMP_GENERATION = (
     .values(generation=sa.bindparam('new_generation'),
             updated_at=sa.bindparam('now')))
 
+_BUMP_GENERATION_BY_UUID = (
+    RP.update()
+    .where(RP.c.uuid == sa.bindparam('provider_uuid'),
+           RP.c.generation == sa.bindparam('expected'))
+    .values(generation=sa.bindparam('new_generation'),
+            updated_at=sa.bindparam('now')))
+
 
 def provider_row(context, uuid):
     """The provider's row (PROVIDER_COLUMNS), in the caller's transaction.
@@ -119,4 +126,25 @@ def increment_generation(context, provider_id, expected, uuid=None):
     if result.rowcount != 1:
         raise exception.ResourceProviderConcurrentUpdate(
             uuid=uuid or provider_id)
+    return expected + 1
+
+
+def claim_generation(context, uuid, expected):
+    """Bump the generation of provider ``uuid`` if it is still ``expected``.
+
+    ``increment_generation`` for a writer that was given the generation
+    it expects: one statement where reading the row first would take
+    two. The row is then locked until the caller's transaction ends.
+
+    :returns: the new generation.
+    :raises ResourceProviderNotFound: no provider has ``uuid``.
+    :raises ResourceProviderConcurrentUpdate: its generation is not
+        ``expected``.
+    """
+    result = context.session.execute(_BUMP_GENERATION_BY_UUID, {
+        'provider_uuid': uuid, 'expected': expected,
+        'new_generation': expected + 1, 'now': timeutils.utcnow()})
+    if result.rowcount != 1:
+        provider_row(context, uuid)
+        raise exception.ResourceProviderConcurrentUpdate(uuid=uuid)
     return expected + 1

@@ -177,19 +177,29 @@ def get_one(context, uuid, resource_class):
     return generation, None
 
 
-def _existing(context, provider_id):
-    """{class id: used or None} of a provider's inventories."""
-    return dict(context.session.execute(
-        sa.select(INV.c.resource_class_id, _used_subquery())
-        .where(INV.c.resource_provider_id == provider_id)).all())
+_EXISTING = (
+    sa.select(RP.c.id, INV.c.resource_class_id, _used_subquery())
+    .select_from(RP.outerjoin(INV, INV.c.resource_provider_id == RP.c.id))
+    .where(RP.c.uuid == sa.bindparam('uuid')))
 
 
-def _provider(context, uuid, expected_generation):
-    row = common.provider_row(context, uuid)
-    if (expected_generation is not None and
-            row.generation != expected_generation):
-        raise exception.ResourceProviderConcurrentUpdate(uuid=uuid)
-    return row
+def _existing(context, uuid):
+    """(provider id, {class id: used or None} of its inventories).
+
+    In the caller's transaction, which has found the provider.
+    """
+    rows = context.session.execute(_EXISTING, {'uuid': uuid}).all()
+    return rows[0][0], {class_id: used for _id, class_id, used in rows
+                        if class_id is not None}
+
+
+def _bump(context, uuid, expected_generation):
+    """The provider's new generation; the generation it had if None."""
+    if expected_generation is not None:
+        return common.claim_generation(context, uuid, expected_generation)
+    provider = common.provider_row(context, uuid)
+    return common.increment_generation(context, provider.id,
+                                       provider.generation, uuid)
 
 
 def _exceeds(used, record):
@@ -236,17 +246,15 @@ def replace_all(context, uuid, generation, inventories,
     :raises InventoryInUse: a class to remove has allocations;
         ``resource_classes`` in its kwargs is the list of their names.
     """
-    provider = _provider(context, uuid, generation)
+    # First: the provider's row is locked from here on, and a concurrent
+    # writer fails now rather than after its work.
+    new_generation = _bump(context, uuid, generation)
     records = {}
     for name, values in inventories.items():
         records[name] = normalize(values)
         check_capacity(uuid, name, records[name], allow_zero_capacity)
-    # First: the provider's row is locked from here on, and a concurrent
-    # writer fails now rather than after its work.
-    new_generation = common.increment_generation(
-        context, provider.id, provider.generation, uuid)
     ids = resource_classes.ids_for_names(context, records) if records else {}
-    existing = _existing(context, provider.id)
+    provider_id, existing = _existing(context, uuid)
     wanted = {ids[name]: name for name in records}
 
     to_delete = sorted(set(existing).difference(wanted))
@@ -257,18 +265,18 @@ def replace_all(context, uuid, generation, inventories,
         raise in_use(uuid, [names[class_id] for class_id in allocated])
     if to_delete:
         context.session.execute(
-            INV.delete().where(INV.c.resource_provider_id == provider.id,
+            INV.delete().where(INV.c.resource_provider_id == provider_id,
                                INV.c.resource_class_id.in_(to_delete)))
 
     now = timeutils.utcnow()
-    to_add = [dict(records[name], resource_provider_id=provider.id,
+    to_add = [dict(records[name], resource_provider_id=provider_id,
                    resource_class_id=class_id, created_at=now)
               for class_id, name in wanted.items()
               if class_id not in existing]
     if to_add:
         context.session.execute(INV.insert(), to_add)
 
-    to_update = [dict(records[name], b_provider=provider.id,
+    to_update = [dict(records[name], b_provider=provider_id,
                       b_class=class_id, updated_at=now)
                  for class_id, name in wanted.items()
                  if class_id in existing]
@@ -326,15 +334,14 @@ def update(context, uuid, resource_class, generation, values,
     :raises ResourceClassNotFound: an unknown class.
     :raises InventoryNotFound: no inventory of that class.
     """
-    provider = _provider(context, uuid, generation)
+    new_generation = _bump(context, uuid, generation)
     record = normalize(values)
     check_capacity(uuid, resource_class, record, allow_zero_capacity)
-    new_generation = common.increment_generation(
-        context, provider.id, provider.generation, uuid)
     class_id = resource_classes.id_for_name(context, resource_class)
     found = context.session.execute(
         sa.select(INV.c.id, _used_subquery())
-        .where(INV.c.resource_provider_id == provider.id,
+        .select_from(INV.join(RP, INV.c.resource_provider_id == RP.c.id))
+        .where(RP.c.uuid == uuid,
                INV.c.resource_class_id == class_id)).first()
     if found is None:
         raise exception.InventoryNotFound(resource_class=resource_class,
