@@ -45,6 +45,7 @@ import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchlib  # noqa: E402  (tools/ is no package)
+import pair_floor  # noqa: E402
 
 PLACEMENT_DIST = 'openstack-placement'
 PLACEMENT_VERSION = '16.0.0'
@@ -84,6 +85,13 @@ ITERATIONS = {
 TARGET_PAIRS = 10.0
 TARGET_LIST = 5.0
 TARGET_OTHER = 3.0
+
+
+def pair_body(rp):
+    """The body of an allocation PUT of the pairs: ALLOCATION on ``rp``."""
+    return {'allocations': {rp: {'resources': ALLOCATION}},
+            'project_id': PROJECT_ID, 'user_id': USER_ID,
+            'consumer_generation': None, 'consumer_type': 'INSTANCE'}
 
 
 class StepError(Exception):
@@ -444,15 +452,11 @@ class Bench(object):
                              'query')
 
     def _pair(self, client, rp):
-        consumer = str(uuid.uuid4())
-        path = '/allocations/%s' % consumer
+        path = '/allocations/%s' % uuid.uuid4()
+        body = pair_body(rp)
 
         def op():
-            client.call('PUT', path, {
-                'allocations': {rp: {'resources': ALLOCATION}},
-                'project_id': PROJECT_ID, 'user_id': USER_ID,
-                'consumer_generation': None, 'consumer_type': 'INSTANCE',
-            }, expect=(204,))
+            client.call('PUT', path, body, expect=(204,))
             client.call('DELETE', path, expect=(204,))
         return op
 
@@ -528,11 +532,8 @@ class Bench(object):
         self._need_providers()
         rps = self.providers[:min(len(self.providers), 100)]
         for rp in rps:
-            self.client.call('PUT', '/allocations/%s' % uuid.uuid4(), {
-                'allocations': {rp: {'resources': ALLOCATION}},
-                'project_id': PROJECT_ID, 'user_id': USER_ID,
-                'consumer_generation': None, 'consumer_type': 'INSTANCE',
-            }, expect=(204,))
+            self.client.call('PUT', '/allocations/%s' % uuid.uuid4(),
+                             pair_body(rp), expect=(204,))
 
         def usage(rp):
             def op():
@@ -667,6 +668,22 @@ def _rate(result):
     return text + '*' if result.failures and result.rate else text
 
 
+def floor(args, rows):
+    """The floor of a pair on MariaDB (``pair_floor``), as text."""
+    try:
+        http_ms = pair_floor.http_floor(Client, pair_body(str(uuid.uuid4())),
+                                        ITERATIONS['pairs'][args.quick] * 5)
+        sql_ms = pair_floor.sql_floor(benchlib.MariaDB(args.mysql_url),
+                                      ITERATIONS['pairs'][args.quick] * 5)
+    except Exception as exc:   # noqa: B902  the table stands without it
+        return 'floor of a pair not measured: %s: %s' % (
+            type(exc).__name__, exc)
+    theirs = [t.rate for engine, key, _o, t in rows
+              if engine == 'mysql' and key == 'pairs' and t.rate]
+    return pair_floor.report(http_ms, sql_ms,
+                             1000.0 / theirs[0] if theirs else None)
+
+
 def conditions(args, theirs_python, engines):
     uname = platform.uname()
     ours, theirs = benchlib.version, functools.partial(
@@ -756,6 +773,9 @@ def main(argv=None):
             shutil.rmtree(tmp, ignore_errors=True)
     print()
     print(table(rows))
+    if any(engine.name == 'mysql' for engine in engines):
+        print()
+        print(floor(args, rows))
     for profile in profiles:
         benchlib.print_profile(profile, 'our server')
     return 0
