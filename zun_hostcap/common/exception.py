@@ -119,6 +119,11 @@ class HostProbeFailed(ZunHostcapException):
     msg_fmt = 'Discovering this host failed: %(reason)s'
 
 
+class ContainerRuntimeUnavailable(ZunHostcapException):
+    msg_fmt = ('The container runtime at %(url)s cannot be reached: '
+               '%(reason)s')
+
+
 # The resource provider model (the /placement API).
 #
 # ``error_code`` is the code Placement's error documents carry (from

@@ -67,6 +67,12 @@ class ComputeManager(periodic_task.PeriodicTasks):
         except exception.HostProbeFailed as err:
             LOG.error('%s; the stored capabilities are left as they are.',
                       err)
+        except exception.ContainerRuntimeUnavailable as err:
+            # Nothing is saved: counting no containers would be a lie.
+            LOG.warning('%(error)s; the resource update is retried in '
+                        '%(interval)d seconds.',
+                        {'error': exception.one_line(err),
+                         'interval': interval})
         except exception.DatabaseUnavailable as err:
             # The conductor answered: its database is down. The driver's
             # error is in kwargs (the message stays generic for clients).

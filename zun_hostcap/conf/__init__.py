@@ -8,6 +8,7 @@ from zun_hostcap.conf import api
 from zun_hostcap.conf import compute
 from zun_hostcap.conf import conductor
 from zun_hostcap.conf import database
+from zun_hostcap.conf import docker
 from zun_hostcap.conf import notifications
 from zun_hostcap.conf import service
 from zun_hostcap.conf import upgrade_levels
@@ -18,6 +19,7 @@ api.register_opts(CONF)
 compute.register_opts(CONF)
 conductor.register_opts(CONF)
 database.register_opts(CONF)
+docker.register_opts(CONF)
 notifications.register_opts(CONF)
 service.register_opts(CONF)
 upgrade_levels.register_opts(CONF)

@@ -48,7 +48,9 @@ compute_opts = [
                default='fake',
                choices=[('fake', 'No container runtime; reports the '
                                  'containers it was given (none by '
-                                 'default).')],
+                                 'default).'),
+                        ('docker', 'A Docker-compatible runtime API (Docker, '
+                                   'podman system service), see [docker].')],
                help='Driver that reports the containers on this host.'),
     cfg.FloatOpt('usage_report_granularity',
                  default=1.0,

@@ -6,12 +6,13 @@ from zun_hostcap.conf import api
 from zun_hostcap.conf import compute
 from zun_hostcap.conf import conductor
 from zun_hostcap.conf import database
+from zun_hostcap.conf import docker
 from zun_hostcap.conf import notifications
 from zun_hostcap.conf import service
 from zun_hostcap.conf import upgrade_levels
 
-_MODULES = (service, api, compute, conductor, database, notifications,
-            upgrade_levels)
+_MODULES = (service, api, compute, conductor, database, docker,
+            notifications, upgrade_levels)
 
 
 # oslo.service's options that zun-hostcap honours (see

@@ -3,6 +3,11 @@
 import abc
 import dataclasses
 
+# What a container is doing, as the ComputeNode counts it.
+RUNNING = 'running'
+PAUSED = 'paused'
+STOPPED = 'stopped'
+
 
 @dataclasses.dataclass(frozen=True)
 class ContainerUsage:
@@ -19,9 +24,51 @@ class ContainerUsage:
     enable_cpu_pinning: bool = False
 
 
+@dataclasses.dataclass(frozen=True)
+class Container:
+    """One container of this host, and what it claims of the host.
+
+    ``uuid`` is its consumer uuid in Placement. A limit of 0 is no
+    limit, and claims nothing of that class.
+    """
+
+    uuid: str
+    name: str
+    state: str                  # RUNNING, PAUSED or STOPPED
+    cpus: float = 0.0           # its CPU limit, in CPUs
+    memory_mb: int = 0          # its memory limit, MiB (rounded up)
+    disk_gb: int = 0            # its disk quota, GiB (rounded up)
+
+    @property
+    def claim(self):
+        """{resource class: amount} it holds of this host; VCPU whole."""
+        amounts = {'VCPU': -int(-self.cpus // 1),
+                   'MEMORY_MB': self.memory_mb,
+                   'DISK_GB': self.disk_gb}
+        return {rc: amount for rc, amount in amounts.items() if amount}
+
+
+def usage_of(containers, **host):
+    """The ContainerUsage of ``containers``; ``host`` its other fields.
+
+    Every container that exists holds its claim, stopped or not, as an
+    instance holds its flavor.
+    """
+    states = [container.state for container in containers]
+    return ContainerUsage(
+        total=len(containers), running=states.count(RUNNING),
+        paused=states.count(PAUSED), stopped=states.count(STOPPED),
+        cpu_used=round(sum(c.cpus for c in containers), 3),
+        mem_used=sum(c.memory_mb for c in containers), **host)
+
+
 class ContainerDriver(abc.ABC):
     """A container runtime, as far as resource tracking needs it."""
 
     @abc.abstractmethod
     def get_usage(self):
         """Return a ContainerUsage of this host now."""
+
+    @abc.abstractmethod
+    def list_containers(self):
+        """Return a list of the Containers of this host now."""

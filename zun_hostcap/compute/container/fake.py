@@ -6,16 +6,28 @@ from zun_hostcap.compute.container import base
 
 
 class FakeContainerDriver(base.ContainerDriver):
-    """Reports the usage it was given; none by default."""
+    """Reports the usage and containers it was given; none by default."""
 
-    def __init__(self, usage=None):
+    def __init__(self, usage=None, containers=()):
         self._lock = threading.Lock()
         self._usage = usage or base.ContainerUsage(runtimes=('runc',))
+        self._containers = list(containers)
 
     def set_usage(self, usage):
         with self._lock:
             self._usage = usage
 
+    def set_containers(self, containers):
+        """Report ``containers``, and the usage they make."""
+        with self._lock:
+            self._containers = list(containers)
+            self._usage = base.usage_of(self._containers,
+                                        runtimes=self._usage.runtimes)
+
     def get_usage(self):
         with self._lock:
             return self._usage
+
+    def list_containers(self):
+        with self._lock:
+            return list(self._containers)

@@ -21,7 +21,8 @@ class TestOpts(base.TestCase):
         groups = {getattr(group, 'name', group) for group, _ in
                   opts.list_opts()}
         self.assertEqual({'DEFAULT', 'api', 'compute', 'conductor',
-                          'database', 'notifications', 'upgrade_levels'},
+                          'database', 'docker', 'notifications',
+                          'upgrade_levels'},
                          groups)
 
     def test_database_defaults_to_sqlite_under_state_path(self):
