@@ -814,8 +814,11 @@ class Deployment(fixtures.Fixture):
             merged.setdefault(section, {}).update(options)
         return write_config(os.path.join(self.tmp, name + '.conf'), merged)
 
-    def start(self, compute_options):
-        """Build the schema, then start conductor and compute."""
+    def start(self, compute_options, **compute_sections):
+        """Build the schema, then start conductor and compute.
+
+        ``compute_sections``: other sections of the compute's options.
+        """
         conductor_conf = self._config(
             'conductor', database={'connection': self.db.url})
         subprocess.run(console_script('zun-hostcap-db-manage') +
@@ -826,7 +829,7 @@ class Deployment(fixtures.Fixture):
         compute_conf = self._config(
             'compute', database={
                 'connection': 'mysql+pymysql://nobody:nothing@127.0.0.1:1/x'},
-            compute=compute_options)
+            compute=compute_options, **compute_sections)
         self.conductor = self.useFixture(ServiceProcess(
             'zun-hostcap-conductor', conductor_conf, self.tmp))
         self.compute = self.useFixture(ServiceProcess(

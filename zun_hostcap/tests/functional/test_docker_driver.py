@@ -1,0 +1,113 @@
+"""The docker container driver against a real runtime (podman's API).
+
+What the driver reads of containers made through the Docker Engine API
+with limits, as ``docker run --cpus 0.5 --memory 64m`` makes them, and
+the ComputeNode of a compute service that uses it following them.
+"""
+
+import uuid
+
+from oslotest import base as oslo_base
+
+from zun_hostcap.compute.container import base as container_base
+from zun_hostcap.compute.container import docker as docker_driver
+from zun_hostcap.tests.functional import base
+from zun_hostcap.tests.functional import container_runtime
+
+HALF_A_CPU = 500000000   # NanoCpus of --cpus 0.5
+
+
+class TestDockerDriver(oslo_base.BaseTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.runtime = self.useFixture(
+            container_runtime.PodmanService(self))
+        self.driver = docker_driver.DockerDriver(url=self.runtime.url,
+                                                 version='auto', timeout=30)
+
+    def _listed(self):
+        return {c.uuid: c for c in self.driver.list_containers()}
+
+    def test_a_container_claims_its_limits(self):
+        consumer = str(uuid.uuid4())
+        self.runtime.run(labels={docker_driver.UUID_LABEL: consumer},
+                         nano_cpus=HALF_A_CPU, mem_limit='64m')
+        found = self._listed()[consumer]
+        self.assertEqual(container_base.RUNNING, found.state)
+        self.assertEqual(0.5, found.cpus)
+        self.assertEqual(64, found.memory_mb)
+        self.assertEqual({'VCPU': 1, 'MEMORY_MB': 64}, found.claim)
+
+        usage = self.driver.get_usage()
+        self.assertEqual((1, 1, 0, 0, 0.5, 64),
+                         (usage.total, usage.running, usage.paused,
+                          usage.stopped, usage.cpu_used, usage.mem_used))
+        self.assertIn('runc', usage.runtimes)
+
+    def test_states_and_a_uuid_for_a_container_without_label(self):
+        container_id = self.runtime.run(cpu_quota=150000,
+                                        cpu_period=100000)
+        derived = docker_driver.consumer_uuid(container_id, None)
+        self.assertEqual({derived}, set(self._listed()))
+        self.assertEqual({'VCPU': 2}, self._listed()[derived].claim)
+
+        self.runtime.api.pause(container_id)
+        self.assertEqual(container_base.PAUSED,
+                         self._listed()[derived].state)
+        self.runtime.api.unpause(container_id)
+        self.runtime.api.stop(container_id, timeout=1)
+        self.assertEqual(container_base.STOPPED,
+                         self._listed()[derived].state)
+        usage = self.driver.get_usage()
+        # A stopped container still holds what it claims.
+        self.assertEqual((1, 0, 0, 1, 1.5),
+                         (usage.total, usage.running, usage.paused,
+                          usage.stopped, usage.cpu_used))
+
+        self.runtime.remove(container_id)
+        self.assertEqual({}, self._listed())
+        self.assertEqual(0, self.driver.get_usage().total)
+
+
+class TestComputeNodeFollowsTheRuntime(oslo_base.BaseTestCase):
+    """zun-hostcap-compute with the docker driver, over a real runtime."""
+
+    def setUp(self):
+        super().setUp()
+        self.runtime = self.useFixture(
+            container_runtime.PodmanService(self))
+        self.deployment = self.useFixture(
+            base.Deployment(self, interval=1))
+
+    def _counts(self, expected, timeout=30):
+        def counted():
+            node = self.deployment.node()
+            if node is None:
+                return None
+            got = (node['total_containers'], node['running_containers'],
+                   node['paused_containers'], node['stopped_containers'],
+                   node['cpu_used'], node['mem_used'])
+            return got if got == expected else None
+        return base.wait_for(
+            counted, timeout,
+            message='the ComputeNode to count %s' % (expected,),
+            processes=self.deployment.processes())
+
+    def test_container_counts_follow(self):
+        self.deployment.start({'container_driver': 'docker',
+                               'os_capability_driver': 'fake'},
+                              docker={'api_url': self.runtime.url})
+        self._counts((0, 0, 0, 0, 0.0, 0))
+
+        first = self.runtime.run(nano_cpus=HALF_A_CPU, mem_limit='64m')
+        second = self.runtime.run(mem_limit='32m')
+        self._counts((2, 2, 0, 0, 0.5, 96))
+
+        self.runtime.api.pause(second)
+        self._counts((2, 1, 1, 0, 0.5, 96))
+
+        self.runtime.remove(first)
+        self.runtime.remove(second)
+        self._counts((0, 0, 0, 0, 0.0, 0))
+        self.assertNotIn('Traceback', self.deployment.compute.log())
