@@ -119,6 +119,24 @@ class HostProbeFailed(ZunHostcapException):
     msg_fmt = 'Discovering this host failed: %(reason)s'
 
 
+# What the compute service's client of a Placement service meets
+# (compute/placement_client.py).
+
+class PlacementServiceUnavailable(ZunHostcapException):
+    msg_fmt = ('The Placement service at %(url)s cannot be reached: '
+               '%(reason)s')
+
+
+class PlacementServiceTooOld(ZunHostcapException):
+    msg_fmt = ('The Placement service at %(url)s serves microversions up '
+               'to %(newest)s; zun-hostcap-compute needs %(needed)s or '
+               'later')
+
+
+class PlacementRequestFailed(ZunHostcapException):
+    msg_fmt = 'Placement refused %(method)s %(path)s (%(status)s): %(detail)s'
+
+
 class ContainerRuntimeUnavailable(ZunHostcapException):
     msg_fmt = ('The container runtime at %(url)s cannot be reached: '
                '%(reason)s')

@@ -10,6 +10,7 @@ from zun_hostcap.conf import conductor
 from zun_hostcap.conf import database
 from zun_hostcap.conf import docker
 from zun_hostcap.conf import notifications
+from zun_hostcap.conf import placement
 from zun_hostcap.conf import service
 from zun_hostcap.conf import upgrade_levels
 
@@ -21,6 +22,7 @@ conductor.register_opts(CONF)
 database.register_opts(CONF)
 docker.register_opts(CONF)
 notifications.register_opts(CONF)
+placement.register_opts(CONF)
 service.register_opts(CONF)
 upgrade_levels.register_opts(CONF)
 

@@ -8,11 +8,12 @@ from zun_hostcap.conf import conductor
 from zun_hostcap.conf import database
 from zun_hostcap.conf import docker
 from zun_hostcap.conf import notifications
+from zun_hostcap.conf import placement
 from zun_hostcap.conf import service
 from zun_hostcap.conf import upgrade_levels
 
 _MODULES = (service, api, compute, conductor, database, docker,
-            notifications, upgrade_levels)
+            notifications, placement, upgrade_levels)
 
 
 # oslo.service's options that zun-hostcap honours (see

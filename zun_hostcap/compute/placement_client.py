@@ -1,0 +1,335 @@
+"""The compute service's client of a Placement service.
+
+Over HTTP, through keystoneauth1 and the ``[placement]`` options, against
+this project's own ``/placement`` API or an OpenStack Placement service
+an operator already runs: only the Placement API reference's routes and
+fields are used.
+
+It remembers each provider's generation and inventories as it last saw
+them, so that an unchanged host costs no write, and writes with the
+generation it holds. A write refused because the provider moved on
+meanwhile (409 ``placement.concurrent_update``) reads the provider again
+and is tried again, up to ``RETRIES`` times.
+"""
+
+import functools
+
+from keystoneauth1 import exceptions as ks_exc
+from keystoneauth1 import loading as ks_loading
+from oslo_log import log as logging
+
+from zun_hostcap.common import exception
+import zun_hostcap.conf
+from zun_hostcap.conf import placement as placement_conf
+
+CONF = zun_hostcap.conf.CONF
+LOG = logging.getLogger(__name__)
+
+# The oldest microversion this client can work with: consumer
+# generations in allocation writes (1.28), and a provider in the answer
+# to its creation (1.20).
+MIN_VERSION = (1, 28)
+# The newest it asks for when the service has it: no field of a later
+# one is needed.
+WANTED_VERSION = (1, 36)
+# Writes tried again after a generation conflict.
+RETRIES = 4
+
+CONCURRENT_UPDATE = 'placement.concurrent_update'
+
+
+def _version_text(version):
+    return '%d.%d' % version
+
+
+def _parse_version(text):
+    major, _, minor = (text or '').partition('.')
+    return int(major), int(minor)
+
+
+def _error_code(resp):
+    try:
+        return resp.json()['errors'][0].get('code')
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+        return None
+
+
+def _detail(resp):
+    try:
+        return resp.json()['errors'][0].get('detail') or resp.text
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+        return resp.text[:300]
+
+
+def _with_retries(method):
+    """Run a provider write again after a generation conflict.
+
+    The wrapped method raises ``_Conflict`` when its provider moved
+    on; the provider is read again before the next try.
+    """
+    @functools.wraps(method)
+    def wrapper(self, uuid, *args, **kwargs):
+        for _attempt in range(RETRIES):
+            try:
+                return method(self, uuid, *args, **kwargs)
+            except _Conflict:
+                LOG.debug('Resource provider %s changed meanwhile; '
+                          'reading it again', uuid)
+                if self.read_provider(uuid) is None:
+                    raise exception.PlacementRequestFailed(
+                        method='GET', path='/resource_providers/%s' %
+                        uuid, status=404,
+                        detail='the provider was deleted')
+        raise exception.PlacementRequestFailed(
+            method=method.__name__, path='/resource_providers/%s' % uuid,
+            status=409, detail='the provider kept changing in %d '
+                               'attempts' % RETRIES)
+    return wrapper
+
+
+class ReportClient(object):
+    """What one compute service tells Placement of its host.
+
+    :param adapter: a keystoneauth1 Adapter to use; by default one is
+        made from ``[placement]`` at first use.
+    """
+
+    def __init__(self, adapter=None):
+        self._adapter = adapter
+        self.version = None
+        # Provider uuid -> {'generation': int, 'inventories': dict}.
+        self._providers = {}
+
+    # The connection
+
+    def _client(self):
+        if self._adapter is None:
+            group = placement_conf.placement_group.name
+            auth = ks_loading.load_auth_from_conf_options(CONF, group)
+            session = ks_loading.load_session_from_conf_options(
+                CONF, group, auth=auth)
+            self._adapter = ks_loading.load_adapter_from_conf_options(
+                CONF, group, session=session, auth=auth)
+        return self._adapter
+
+    def _where(self):
+        return (CONF.placement.endpoint_override or
+                'the %s endpoint of the catalog' % (
+                    CONF.placement.service_type))
+
+    def _send(self, method, path, body=None, version=None):
+        """The response of one request; 5xx and no answer raise."""
+        kwargs = {'raise_exc': False,
+                  'headers': {'Accept': 'application/json'}}
+        if version is not None:
+            kwargs['microversion'] = _version_text(version)
+            kwargs['microversion_service_type'] = (
+                placement_conf.SERVICE_TYPE)
+        if body is not None:
+            kwargs['json'] = body
+        try:
+            resp = self._client().request(path, method, **kwargs)
+        except (ks_exc.ConnectionError, ks_exc.EndpointNotFound,
+                ks_exc.DiscoveryFailure, ks_exc.RequestTimeout,
+                ks_exc.GatewayTimeout, ks_exc.MissingAuthPlugin,
+                ks_exc.AuthorizationFailure, ks_exc.Unauthorized) as err:
+            raise exception.PlacementServiceUnavailable(
+                url=self._where(), reason=exception.one_line(err))
+        if resp.status_code >= 500:
+            raise exception.PlacementServiceUnavailable(
+                url=self._where(), reason='%s %s answered %d: %s' % (
+                    method, path, resp.status_code, _detail(resp)))
+        return resp
+
+    def _request(self, method, path, body=None):
+        """The response of a request at the negotiated microversion."""
+        if self.version is None:
+            self.version = self._negotiate()
+        return self._send(method, path, body, self.version)
+
+    def _negotiate(self):
+        resp = self._send('GET', '/')
+        if resp.status_code != 200:
+            raise exception.PlacementRequestFailed(
+                method='GET', path='/', status=resp.status_code,
+                detail=_detail(resp))
+        versions = resp.json().get('versions') or [{}]
+        newest = _parse_version(versions[0].get('max_version') or '1.0')
+        if newest < MIN_VERSION:
+            raise exception.PlacementServiceTooOld(
+                url=self._where(), newest=_version_text(newest),
+                needed=_version_text(MIN_VERSION))
+        version = min(newest, WANTED_VERSION)
+        LOG.info('Placement at %(url)s serves microversions up to '
+                 '%(newest)s; using %(used)s',
+                 {'url': self._where(), 'newest': _version_text(newest),
+                  'used': _version_text(version)})
+        return version
+
+    def _failed(self, method, path, resp):
+        return exception.PlacementRequestFailed(
+            method=method, path=path, status=resp.status_code,
+            detail=_detail(resp))
+
+    # Providers and inventories
+
+    def read_provider(self, uuid):
+        """{'generation', 'inventories'} of a provider as Placement has it.
+
+        Remembered for the writes that follow; None if there is no such
+        provider.
+        """
+        resp = self._request('GET', '/resource_providers/%s/inventories' %
+                             uuid)
+        if resp.status_code == 404:
+            self._providers.pop(uuid, None)
+            return None
+        if resp.status_code != 200:
+            raise self._failed('GET', '/resource_providers/%s/inventories' %
+                               uuid, resp)
+        doc = resp.json()
+        state = {'generation': doc['resource_provider_generation'],
+                 'inventories': doc['inventories']}
+        self._providers[uuid] = state
+        return state
+
+    def ensure_provider(self, uuid, name):
+        """Make the provider ``uuid`` named ``name`` if it is missing.
+
+        :returns: its generation.
+        """
+        state = self._providers.get(uuid) or self.read_provider(uuid)
+        if state is not None:
+            return state['generation']
+        resp = self._request('POST', '/resource_providers',
+                             {'uuid': uuid, 'name': name})
+        if resp.status_code == 409:
+            # Made meanwhile (by an earlier run that lost its answer), or
+            # the name is another provider's.
+            state = self.read_provider(uuid)
+            if state is not None:
+                return state['generation']
+            raise self._failed('POST', '/resource_providers', resp)
+        if resp.status_code not in (200, 201):
+            raise self._failed('POST', '/resource_providers', resp)
+        LOG.info('Created resource provider %(uuid)s (%(name)s)',
+                 {'uuid': uuid, 'name': name})
+        self._providers[uuid] = {'generation': resp.json()['generation'],
+                                 'inventories': {}}
+        return self._providers[uuid]['generation']
+
+    @_with_retries
+    def set_inventory(self, uuid, inventories):
+        """Make the provider's inventories ``inventories``.
+
+        :param inventories: {resource class: {'total': ..., 'reserved':
+            ..., ...}} as the API takes them; fields left out are the
+            API's defaults.
+        :returns: whether anything was written.
+        """
+        state = self._providers.get(uuid) or self.read_provider(uuid)
+        if state is None:
+            raise exception.PlacementRequestFailed(
+                method='PUT', path='/resource_providers/%s/inventories' %
+                uuid, status=404, detail='no such provider')
+        if _same_inventories(state['inventories'], inventories):
+            return False
+        path = '/resource_providers/%s/inventories' % uuid
+        resp = self._request('PUT', path, {
+            'resource_provider_generation': state['generation'],
+            'inventories': inventories})
+        if resp.status_code == 409 and _error_code(resp) == CONCURRENT_UPDATE:
+            raise _Conflict()
+        if resp.status_code != 200:
+            raise self._failed('PUT', path, resp)
+        doc = resp.json()
+        self._providers[uuid] = {
+            'generation': doc['resource_provider_generation'],
+            'inventories': doc['inventories']}
+        return True
+
+    # Allocations
+
+    def get_allocations(self, consumer_uuid):
+        """(consumer generation or None, {provider uuid: {class: n}})."""
+        path = '/allocations/%s' % consumer_uuid
+        resp = self._request('GET', path)
+        if resp.status_code != 200:
+            raise self._failed('GET', path, resp)
+        doc = resp.json()
+        return doc.get('consumer_generation'), {
+            rp: alloc['resources']
+            for rp, alloc in doc.get('allocations', {}).items()}
+
+    def put_allocations(self, consumer_uuid, allocations, project_id,
+                        user_id):
+        """Make the consumer's allocations ``allocations``.
+
+        :param allocations: {provider uuid: {resource class: amount}}.
+        :returns: whether anything was written.
+        """
+        path = '/allocations/%s' % consumer_uuid
+        for _attempt in range(RETRIES):
+            generation, current = self.get_allocations(consumer_uuid)
+            if current == allocations:
+                return False
+            resp = self._request('PUT', path, {
+                'allocations': {rp: {'resources': resources}
+                                for rp, resources in allocations.items()},
+                'project_id': project_id, 'user_id': user_id,
+                'consumer_generation': generation})
+            if resp.status_code == 204:
+                return True
+            if (resp.status_code != 409 or
+                    _error_code(resp) != CONCURRENT_UPDATE):
+                raise self._failed('PUT', path, resp)
+            LOG.debug('Allocations of %s changed meanwhile; reading them '
+                      'again', consumer_uuid)
+        raise exception.PlacementRequestFailed(
+            method='PUT', path=path, status=409,
+            detail='the allocations kept changing in %d attempts' % RETRIES)
+
+    def delete_allocations(self, consumer_uuid):
+        """Delete the consumer's allocations; none is fine.
+
+        :returns: whether there were any.
+        """
+        path = '/allocations/%s' % consumer_uuid
+        resp = self._request('DELETE', path)
+        if resp.status_code == 404:
+            return False
+        if resp.status_code != 204:
+            raise self._failed('DELETE', path, resp)
+        return True
+
+    def provider_allocations(self, uuid):
+        """{consumer uuid: {resource class: amount}} held on a provider."""
+        path = '/resource_providers/%s/allocations' % uuid
+        resp = self._request('GET', path)
+        if resp.status_code != 200:
+            raise self._failed('GET', path, resp)
+        return {consumer: alloc['resources'] for consumer, alloc in
+                resp.json().get('allocations', {}).items()}
+
+
+class _Conflict(Exception):
+    """A provider write lost to another writer's generation."""
+
+
+# The fields of an inventory and the value Placement gives one left out.
+_INVENTORY_DEFAULTS = {'reserved': 0, 'min_unit': 1,
+                       'max_unit': 2147483647, 'step_size': 1,
+                       'allocation_ratio': 1.0}
+
+
+def _same_inventories(stored, wanted):
+    """Whether ``wanted`` would change nothing of ``stored``."""
+    if set(stored) != set(wanted):
+        return False
+    for rc, fields in wanted.items():
+        full = dict(_INVENTORY_DEFAULTS, **fields)
+        have = stored[rc]
+        for name, value in full.items():
+            if have.get(name) != value:
+                return False
+    return True

@@ -1,0 +1,197 @@
+"""The report client over HTTP, against this project's Placement API.
+
+The API is the real one, served by the real server (waitress) on a
+loopback port, over a SQLite database; the client reaches it through
+keystoneauth1 with the [placement] options an all-in-one deployment
+sets (admin_token, endpoint_override).
+"""
+
+import threading
+import uuid
+
+from keystoneauth1 import loading as ks_loading
+
+from zun_hostcap.api.placement import app as placement_app
+from zun_hostcap.api import server
+from zun_hostcap.common import exception
+from zun_hostcap.compute import placement_client
+from zun_hostcap.tests import base
+from zun_hostcap.tests import gabbi_fixtures
+
+LOOPBACK = '127.0.0.1'
+INVENTORY = {
+    'VCPU': {'total': 8, 'allocation_ratio': 16.0},
+    'MEMORY_MB': {'total': 16384, 'reserved': 512},
+}
+PROJECT = str(uuid.uuid4())
+USER = str(uuid.uuid4())
+
+
+def serve(test, application):
+    """Serve ``application`` on a free loopback port.
+
+    :returns: its base URL, and the list of the (method, path) of the
+        requests it gets, in order.
+    """
+    seen = []
+
+    def recording(environ, start_response):
+        seen.append((environ['REQUEST_METHOD'], environ['PATH_INFO']))
+        return application(environ, start_response)
+
+    sock = server.bind(LOOPBACK, 0)
+    test.addCleanup(sock.close)
+    service = server.WSGIService('placement', recording, sock, 4)
+    service.start()
+
+    def stop():
+        service.stop()
+        waiter = threading.Thread(target=service.wait, daemon=True)
+        waiter.start()
+        waiter.join(30)
+    test.addCleanup(stop)
+    return 'http://%s:%d' % service.address, seen
+
+
+def writes(requests):
+    return [(method, path) for method, path in requests
+            if method not in ('GET', 'HEAD')]
+
+
+def use_placement(test, url, token='admin'):
+    """[placement] as an all-in-one sets it: a token, an endpoint."""
+    # The plugin's own options are registered once it is loaded; a test
+    # sets one before.
+    test.conf.register_opts(
+        ks_loading.get_auth_plugin_conf_options('admin_token'),
+        group='placement')
+    test.flags(group='placement', auth_type='admin_token', token=token,
+               endpoint_override=url)
+
+
+class TestReportClient(base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        # noauth2, a fresh database, the configuration read.
+        gabbi_fixtures.use(self, gabbi_fixtures.PlacementFixture)
+        self.url, self.requests = serve(
+            self, placement_app.setup_standalone_app())
+        use_placement(self, self.url)
+        self.client = placement_client.ReportClient()
+        self.rp = str(uuid.uuid4())
+
+    def test_the_microversion_is_negotiated(self):
+        self.client.ensure_provider(self.rp, 'compute-1')
+        self.assertEqual(placement_client.WANTED_VERSION,
+                         self.client.version)
+
+    def test_a_provider_is_made_once(self):
+        self.assertEqual(0, self.client.ensure_provider(self.rp, 'compute-1'))
+        self.assertEqual([('POST', '/resource_providers')],
+                         writes(self.requests))
+        del self.requests[:]
+        self.assertEqual(0, self.client.ensure_provider(self.rp, 'compute-1'))
+        self.assertEqual([], self.requests)
+        # A new client (a restarted compute) finds it.
+        self.assertEqual(0, placement_client.ReportClient().ensure_provider(
+            self.rp, 'compute-1'))
+        self.assertEqual([], writes(self.requests))
+
+    def test_an_unchanged_inventory_is_not_written(self):
+        self.client.ensure_provider(self.rp, 'compute-1')
+        self.assertTrue(self.client.set_inventory(self.rp, INVENTORY))
+        del self.requests[:]
+        # Neither written nor read: the client knows what it wrote.
+        self.assertFalse(self.client.set_inventory(self.rp, INVENTORY))
+        self.assertEqual([], self.requests)
+
+        changed = dict(INVENTORY, DISK_GB={'total': 100})
+        self.assertTrue(self.client.set_inventory(self.rp, changed))
+        path = '/resource_providers/%s/inventories' % self.rp
+        self.assertEqual([('PUT', path)], self.requests)
+
+    def test_a_generation_conflict_is_read_again_and_retried(self):
+        self.client.ensure_provider(self.rp, 'compute-1')
+        self.client.set_inventory(self.rp, INVENTORY)
+        # Another writer moves the provider on behind this client's back.
+        other = placement_client.ReportClient()
+        other.ensure_provider(self.rp, 'compute-1')
+        other.set_inventory(self.rp, dict(INVENTORY, DISK_GB={'total': 5}))
+
+        changed = dict(INVENTORY, DISK_GB={'total': 100})
+        del self.requests[:]
+        self.assertTrue(self.client.set_inventory(self.rp, changed))
+        path = '/resource_providers/%s/inventories' % self.rp
+        # Refused (409), read again, written.
+        self.assertEqual([('PUT', path), ('GET', path), ('PUT', path)],
+                         self.requests)
+        self.assertEqual(
+            100, placement_client.ReportClient().read_provider(
+                self.rp)['inventories']['DISK_GB']['total'])
+
+    def test_allocations_are_written_only_when_they_change(self):
+        self.client.ensure_provider(self.rp, 'compute-1')
+        self.client.set_inventory(self.rp, INVENTORY)
+        consumer = str(uuid.uuid4())
+        wanted = {self.rp: {'VCPU': 1, 'MEMORY_MB': 64}}
+
+        self.assertTrue(self.client.put_allocations(consumer, wanted,
+                                                    PROJECT, USER))
+        del self.requests[:]
+        self.assertFalse(self.client.put_allocations(consumer, wanted,
+                                                     PROJECT, USER))
+        self.assertEqual([], writes(self.requests))
+        self.assertEqual({consumer: {'VCPU': 1, 'MEMORY_MB': 64}},
+                         self.client.provider_allocations(self.rp))
+        # A change writes again, with the consumer's generation.
+        self.assertTrue(self.client.put_allocations(
+            consumer, {self.rp: {'VCPU': 2}}, PROJECT, USER))
+        self.assertEqual((2, {self.rp: {'VCPU': 2}}),
+                         self.client.get_allocations(consumer))
+
+        self.assertTrue(self.client.delete_allocations(consumer))
+        self.assertFalse(self.client.delete_allocations(consumer))
+        self.assertEqual({}, self.client.provider_allocations(self.rp))
+
+    def test_a_refused_write_says_what_placement_said(self):
+        self.client.ensure_provider(self.rp, 'compute-1')
+        self.client.set_inventory(self.rp, INVENTORY)
+        err = self.assertRaises(
+            exception.PlacementRequestFailed,
+            self.client.put_allocations, str(uuid.uuid4()),
+            {self.rp: {'VCPU': 1000}}, PROJECT, USER)
+        self.assertIn('PUT /allocations/', str(err))
+        self.assertIn('(409)', str(err))
+
+    def test_an_unreachable_service_is_one_clear_error(self):
+        sock = server.bind(LOOPBACK, 0)
+        closed = 'http://%s:%d' % sock.getsockname()[:2]
+        sock.close()
+        use_placement(self, closed)
+        err = self.assertRaises(
+            exception.PlacementServiceUnavailable,
+            placement_client.ReportClient().ensure_provider, self.rp, 'x')
+        self.assertIn('The Placement service at %s cannot be reached'
+                      % closed, str(err))
+        self.assertNotIn('\n', str(err))
+
+
+class TestOldPlacement(base.TestCase):
+    """A Placement older than the client needs (edge: not on this machine)."""
+
+    def test_it_is_named_with_its_version(self):
+        def old_placement(environ, start_response):
+            start_response('200 OK', [('Content-Type', 'application/json')])
+            return [b'{"versions": [{"id": "v1.0", "max_version": "1.17", '
+                    b'"min_version": "1.0", "status": "CURRENT"}]}']
+        gabbi_fixtures.use(self)
+        url, _requests = serve(self, old_placement)
+        use_placement(self, url)
+        err = self.assertRaises(
+            exception.PlacementServiceTooOld,
+            placement_client.ReportClient().ensure_provider,
+            str(uuid.uuid4()), 'x')
+        self.assertEqual(
+            'The Placement service at %s serves microversions up to 1.17; '
+            'zun-hostcap-compute needs 1.28 or later' % url, str(err))
