@@ -91,6 +91,9 @@ _BUMP_GENERATION = (
     .values(generation=sa.bindparam('new_generation'),
             updated_at=sa.bindparam('now')))
 
+# The largest generation plus one: the column is a signed 32-bit INT.
+GENERATION_LIMIT = 2 ** 31 - 1
+
 _BUMP_GENERATION_BY_UUID = (
     RP.update()
     .where(RP.c.uuid == sa.bindparam('provider_uuid'),
@@ -141,10 +144,14 @@ def claim_generation(context, uuid, expected):
     :raises ResourceProviderConcurrentUpdate: its generation is not
         ``expected``.
     """
-    result = context.session.execute(_BUMP_GENERATION_BY_UUID, {
-        'provider_uuid': uuid, 'expected': expected,
-        'new_generation': expected + 1, 'now': timeutils.utcnow()})
-    if result.rowcount != 1:
+    # A generation is an INT column: one outside it matches no row, and
+    # does not fit in the statement (SQLite refuses, MariaDB warns).
+    result = None
+    if 0 <= expected < GENERATION_LIMIT:
+        result = context.session.execute(_BUMP_GENERATION_BY_UUID, {
+            'provider_uuid': uuid, 'expected': expected,
+            'new_generation': expected + 1, 'now': timeutils.utcnow()})
+    if result is None or result.rowcount != 1:
         provider_row(context, uuid)
         raise exception.ResourceProviderConcurrentUpdate(uuid=uuid)
     return expected + 1
