@@ -6,6 +6,8 @@ from oslo_service import periodic_task
 
 from zun_hostcap.common import exception
 from zun_hostcap.compute import container
+from zun_hostcap.compute import placement_client
+from zun_hostcap.compute import placement_report
 from zun_hostcap.compute import resource_tracker
 import zun_hostcap.conf
 from zun_hostcap import os_capability
@@ -28,16 +30,24 @@ def load_host_driver():
 class ComputeManager(periodic_task.PeriodicTasks):
     """Keeps this host's capabilities current in the database."""
 
-    def __init__(self, host=None, host_driver=None, container_driver=None):
+    def __init__(self, host=None, host_driver=None, container_driver=None,
+                 report_client=None):
         super().__init__(CONF)
         self.host = host or CONF.host
         self._apply_update_interval()
+        if report_client is None and CONF.placement.auth_type:
+            report_client = placement_client.ReportClient()
+        if report_client is None:
+            LOG.info('Not reporting to Placement: [placement] auth_type is '
+                     'not set.')
         self.resource_tracker = resource_tracker.ResourceTracker(
             self.host,
             host_driver or load_host_driver(),
             container_driver or container.load_driver(
                 CONF.compute.container_driver),
-            granularity_percent=CONF.compute.usage_report_granularity)
+            granularity_percent=CONF.compute.usage_report_granularity,
+            reporter=(placement_report.Reporter(report_client)
+                      if report_client is not None else None))
         # Failed runs of the periodic task since the last one that worked.
         self._failed_updates = 0
 
@@ -73,6 +83,17 @@ class ComputeManager(periodic_task.PeriodicTasks):
                         '%(interval)d seconds.',
                         {'error': exception.one_line(err),
                          'interval': interval})
+        except (exception.PlacementServiceUnavailable,
+                exception.PlacementRequestFailed) as err:
+            # The host is saved; Placement hears of it at the next run.
+            LOG.warning('%(error)s; the report to Placement is retried in '
+                        '%(interval)d seconds.',
+                        {'error': exception.one_line(err),
+                         'interval': interval})
+        except exception.PlacementServiceTooOld as err:
+            LOG.error('%(error)s; the host is not reported to it. Point '
+                      '[placement] at a newer one.',
+                      {'error': exception.one_line(err)})
         except exception.DatabaseUnavailable as err:
             # The conductor answered: its database is down. The driver's
             # error is in kwargs (the message stays generic for clients).

@@ -180,11 +180,13 @@ class ResourceTracker:
     """Builds and saves the ComputeNode of one host."""
 
     def __init__(self, host, host_driver, container_driver,
-                 granularity_percent=1.0):
+                 granularity_percent=1.0, reporter=None):
         self.host = host
         self.host_driver = host_driver
         self.container_driver = container_driver
         self.granularity_percent = granularity_percent
+        # A placement_report.Reporter, or None: no Placement to tell.
+        self.reporter = reporter
         self.compute_node = None
         # Part -> its SourceError, for the parts failing since we warned.
         self.unreadable_parts = {}
@@ -208,15 +210,19 @@ class ResourceTracker:
         self._log_unreadable_parts(caps)
         values = self._host_values(caps, usage)
         if node is None:
-            self.compute_node = self._create(context, values, caps)
-            return self.compute_node
-        self._apply(node, values)
-        changed = node.obj_what_changed()
-        if changed:
-            LOG.debug('Saving changed fields of %(host)s: %(fields)s',
-                      {'host': self.host, 'fields': sorted(changed)})
-            node.save()
+            node = self._create(context, values, caps)
+        else:
+            self._apply(node, values)
+            changed = node.obj_what_changed()
+            if changed:
+                LOG.debug('Saving changed fields of %(host)s: %(fields)s',
+                          {'host': self.host, 'fields': sorted(changed)})
+                node.save()
         self.compute_node = node
+        if self.reporter is not None:
+            # After the node is stored: Placement only ever hears of a
+            # host that the database has.
+            self.reporter.report(node, self.container_driver.list_containers())
         return node
 
     def _probe(self):

@@ -52,6 +52,38 @@ compute_opts = [
                         ('docker', 'A Docker-compatible runtime API (Docker, '
                                    'podman system service), see [docker].')],
                help='Driver that reports the containers on this host.'),
+    cfg.IntOpt('reserved_host_cpus',
+               default=0,
+               min=0,
+               help='CPUs of this host kept for the host itself: the '
+                    'reserved part of its VCPU inventory in Placement.'),
+    cfg.IntOpt('reserved_host_memory_mb',
+               default=512,
+               min=0,
+               help='Memory (MiB) kept for the host itself: the reserved '
+                    'part of its MEMORY_MB inventory in Placement.'),
+    cfg.IntOpt('reserved_host_disk_mb',
+               default=0,
+               min=0,
+               help='Disk (MiB) kept for the host itself: the reserved part '
+                    'of its DISK_GB inventory in Placement, rounded up to '
+                    'GiB.'),
+    cfg.FloatOpt('cpu_allocation_ratio',
+                 default=4.0,
+                 min=0.0,
+                 help='How many CPUs containers may be promised for each '
+                      'CPU of this host: the allocation_ratio of its VCPU '
+                      'inventory in Placement.'),
+    cfg.FloatOpt('ram_allocation_ratio',
+                 default=1.0,
+                 min=0.0,
+                 help='The allocation_ratio of this host\'s MEMORY_MB '
+                      'inventory in Placement.'),
+    cfg.FloatOpt('disk_allocation_ratio',
+                 default=1.0,
+                 min=0.0,
+                 help='The allocation_ratio of this host\'s DISK_GB '
+                      'inventory in Placement.'),
     cfg.FloatOpt('usage_report_granularity',
                  default=1.0,
                  min=0.0,

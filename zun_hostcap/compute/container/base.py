@@ -28,8 +28,9 @@ class ContainerUsage:
 class Container:
     """One container of this host, and what it claims of the host.
 
-    ``uuid`` is its consumer uuid in Placement. A limit of 0 is no
-    limit, and claims nothing of that class.
+    ``uuid`` is its consumer uuid in Placement, ``project_id`` and
+    ``user_id`` those its allocations are written for (None: not
+    known). A limit of 0 is no limit, and claims nothing of that class.
     """
 
     uuid: str
@@ -38,6 +39,8 @@ class Container:
     cpus: float = 0.0           # its CPU limit, in CPUs
     memory_mb: int = 0          # its memory limit, MiB (rounded up)
     disk_gb: int = 0            # its disk quota, GiB (rounded up)
+    project_id: str = None
+    user_id: str = None
 
     @property
     def claim(self):

@@ -29,6 +29,9 @@ CONF = zun_hostcap.conf.CONF
 LOG = logging.getLogger(__name__)
 
 UUID_LABEL = 'org.openstack.zun-hostcap.uuid'
+# The project and user its allocations are written for, when set.
+PROJECT_LABEL = 'org.openstack.zun-hostcap.project_id'
+USER_LABEL = 'org.openstack.zun-hostcap.user_id'
 # The namespace of the uuids derived from container ids (uuid5).
 ID_NAMESPACE = uuid.UUID('8f2a3c1e-5b7d-4e09-a6c4-1d3b5f7e9a20')
 
@@ -95,16 +98,18 @@ def disk_gb_of(host_config, container_id=''):
 def container_of(attrs):
     """The Container of an inspected document (``GET /containers/{id}``)."""
     host_config = attrs.get('HostConfig') or {}
+    labels = (attrs.get('Config') or {}).get('Labels') or {}
     name = (attrs.get('Name') or '').lstrip('/')
     status = ((attrs.get('State') or {}).get('Status') or '').lower()
     return base.Container(
-        uuid=consumer_uuid(attrs['Id'],
-                           (attrs.get('Config') or {}).get('Labels')),
+        uuid=consumer_uuid(attrs['Id'], labels),
         name=name or attrs['Id'][:12],
         state=_STATES.get(status, base.STOPPED),
         cpus=cpus_of(host_config),
         memory_mb=memory_mb_of(host_config),
-        disk_gb=disk_gb_of(host_config, attrs['Id']))
+        disk_gb=disk_gb_of(host_config, attrs['Id']),
+        project_id=labels.get(PROJECT_LABEL) or None,
+        user_id=labels.get(USER_LABEL) or None)
 
 
 class DockerDriver(base.ContainerDriver):

@@ -835,9 +835,9 @@ class Deployment(fixtures.Fixture):
         self.compute = self.useFixture(ServiceProcess(
             'zun-hostcap-compute', compute_conf, self.tmp))
 
-    def start_api(self, timeout=30):
+    def start_api(self, timeout=30, port=None):
         """zun-hostcap-api on a port of its own, noauth2; its base URL."""
-        port = free_port()
+        port = port or free_port()
         api_conf = self._config(
             'api', database={'connection': self.db.url},
             api={'host': '127.0.0.1', 'port': port, 'workers': 1,

@@ -2,9 +2,13 @@
 
 What the driver reads of containers made through the Docker Engine API
 with limits, as ``docker run --cpus 0.5 --memory 64m`` makes them, and
-the ComputeNode of a compute service that uses it following them.
+the ComputeNode of a compute service that uses it following them, and
+its allocations in Placement.
 """
 
+import json
+import urllib.error
+import urllib.request
 import uuid
 
 from oslotest import base as oslo_base
@@ -111,3 +115,100 @@ class TestComputeNodeFollowsTheRuntime(oslo_base.BaseTestCase):
         self.runtime.remove(second)
         self._counts((0, 0, 0, 0, 0.0, 0))
         self.assertNotIn('Traceback', self.deployment.compute.log())
+
+
+class TestPlacementAudit(oslo_base.BaseTestCase):
+    """The compute reports its host and containers to /placement.
+
+    zun-hostcap-compute with the docker driver over a real runtime,
+    reporting to zun-hostcap-api's /placement through keystoneauth1
+    (admin_token, endpoint_override), over RabbitMQ and MariaDB.
+    """
+
+    def setUp(self):
+        super().setUp()
+        self.runtime = self.useFixture(
+            container_runtime.PodmanService(self))
+        self.deployment = self.useFixture(
+            base.Deployment(self, interval=1))
+        port = base.free_port()
+        self.placement = 'http://127.0.0.1:%d/placement' % port
+        self.deployment.start(
+            {'container_driver': 'docker', 'os_capability_driver': 'fake'},
+            docker={'api_url': self.runtime.url},
+            placement={'auth_type': 'admin_token', 'token': 'admin',
+                       'endpoint_override': self.placement})
+        self.deployment.start_api(port=port)
+        self.node = self.deployment.wait_for_node()
+
+    def _placement(self, method, path, body=None):
+        request = urllib.request.Request(
+            self.placement + path, method=method,
+            data=json.dumps(body).encode() if body is not None else None,
+            headers={'X-Auth-Token': 'admin',
+                     'OpenStack-API-Version': 'placement 1.36',
+                     'Content-Type': 'application/json',
+                     'Accept': 'application/json'})
+        try:
+            with urllib.request.urlopen(request, timeout=10) as resp:
+                text = resp.read()
+                return resp.status, json.loads(text) if text else None
+        except urllib.error.HTTPError as err:
+            with err:
+                return err.code, json.loads(err.read() or b'null')
+
+    def _allocations(self, expected, timeout=30):
+        path = '/resource_providers/%s/allocations' % self.node['uuid']
+
+        def held():
+            status, doc = self._placement('GET', path)
+            if status != 200:
+                return None
+            got = {consumer: alloc['resources']
+                   for consumer, alloc in doc['allocations'].items()}
+            return got == expected
+        return base.wait_for(
+            held, timeout, message='the allocations %s' % (expected,),
+            processes=self.deployment.processes())
+
+    def test_containers_are_allocations_and_the_audit_heals(self):
+        def inventory():
+            status, doc = self._placement(
+                'GET', '/resource_providers/%s/inventories' %
+                self.node['uuid'])
+            return doc['inventories'] if status == 200 else None
+        inventories = base.wait_for(
+            inventory, 30, message='the host\'s inventory',
+            processes=self.deployment.processes())
+        self.assertEqual(self.node['cpus'], inventories['VCPU']['total'])
+        self.assertEqual(self.node['mem_total'],
+                         inventories['MEMORY_MB']['total'])
+        status, provider = self._placement(
+            'GET', '/resource_providers/%s' % self.node['uuid'])
+        self.assertEqual(self.node['hostname'], provider['name'])
+
+        consumer = str(uuid.uuid4())
+        container = self.runtime.run(
+            labels={docker_driver.UUID_LABEL: consumer},
+            nano_cpus=HALF_A_CPU, mem_limit='64m')
+        self._allocations({consumer: {'VCPU': 1, 'MEMORY_MB': 64}})
+
+        # An allocation of a consumer that is no container of this host.
+        stranger = str(uuid.uuid4())
+        status, _doc = self._placement('PUT', '/allocations/%s' % stranger, {
+            'allocations': {self.node['uuid']: {'resources': {'VCPU': 2}}},
+            'project_id': str(uuid.uuid4()), 'user_id': str(uuid.uuid4()),
+            'consumer_generation': None})
+        self.assertEqual(204, status)
+        self._allocations({consumer: {'VCPU': 1, 'MEMORY_MB': 64}})
+        self.assertEqual({}, self._placement(
+            'GET', '/allocations/%s' % stranger)[1]['allocations'])
+
+        self.runtime.remove(container)
+        self._allocations({})
+        node = self.deployment.node()
+        self.assertEqual((0, 0), (node['total_containers'],
+                                  node['running_containers']))
+        log = self.deployment.compute.log()
+        self.assertIn('Deleted the allocations of %s' % stranger, log)
+        self.assertNotIn('Traceback', log)

@@ -100,6 +100,11 @@ class TestClaims(test_base.TestCase):
                 inspected(status=status)).state)
         self.assertEqual(CONTAINER_ID[:12], docker_driver.container_of(
             inspected(name='')).name)
+        owned = docker_driver.container_of(inspected(labels={
+            docker_driver.PROJECT_LABEL: 'p1',
+            docker_driver.USER_LABEL: 'u1'}))
+        self.assertEqual(('p1', 'u1'), (owned.project_id, owned.user_id))
+        self.assertEqual((None, None), (found.project_id, found.user_id))
 
     def test_usage_counts_states_and_sums_limits(self):
         containers = [

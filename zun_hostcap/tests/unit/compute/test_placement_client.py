@@ -1,4 +1,4 @@
-"""The report client over HTTP, against this project's Placement API.
+"""The report client and reporter, against this project's Placement API.
 
 The API is the real one, served by the real server (waitress) on a
 loopback port, over a SQLite database; the client reaches it through
@@ -6,15 +6,23 @@ keystoneauth1 with the [placement] options an all-in-one deployment
 sets (admin_token, endpoint_override).
 """
 
+import logging
 import threading
 import uuid
 
+import fixtures
 from keystoneauth1 import loading as ks_loading
 
 from zun_hostcap.api.placement import app as placement_app
 from zun_hostcap.api import server
 from zun_hostcap.common import exception
+from zun_hostcap.compute import container
+from zun_hostcap.compute.container import base as container_base
+from zun_hostcap.compute import manager
 from zun_hostcap.compute import placement_client
+from zun_hostcap.compute import placement_report
+from zun_hostcap import objects
+from zun_hostcap.os_capability import fake as fake_host
 from zun_hostcap.tests import base
 from zun_hostcap.tests import gabbi_fixtures
 
@@ -195,3 +203,130 @@ class TestOldPlacement(base.TestCase):
         self.assertEqual(
             'The Placement service at %s serves microversions up to 1.17; '
             'zun-hostcap-compute needs 1.28 or later' % url, str(err))
+
+
+class TestReporter(base.TestCase):
+    """A host's provider, inventory and container allocations."""
+
+    def setUp(self):
+        super().setUp()
+        gabbi_fixtures.use(self, gabbi_fixtures.PlacementFixture)
+        url, self.requests = serve(self,
+                                   placement_app.setup_standalone_app())
+        use_placement(self, url)
+        self.reporter = placement_report.Reporter(
+            placement_client.ReportClient())
+        self.node = objects.ComputeNode(
+            uuid=str(uuid.uuid4()), hostname='compute-1', cpus=8,
+            mem_total=16384, disk_total=0)
+        self.client = placement_client.ReportClient()
+
+    def container(self, **values):
+        values.setdefault('uuid', str(uuid.uuid4()))
+        values.setdefault('name', 'c-' + values['uuid'][:8])
+        values.setdefault('state', container_base.RUNNING)
+        return container_base.Container(**values)
+
+    def test_the_host_is_a_provider_with_its_inventory(self):
+        self.flags(group='compute', reserved_host_memory_mb=1024,
+                   cpu_allocation_ratio=2.0)
+        self.reporter.report(self.node, [])
+        state = self.client.read_provider(self.node.uuid)
+        # No disk was read: no DISK_GB.
+        self.assertEqual({'VCPU', 'MEMORY_MB'}, set(state['inventories']))
+        self.assertEqual(
+            {'total': 8, 'reserved': 0, 'min_unit': 1, 'max_unit': 8,
+             'step_size': 1, 'allocation_ratio': 2.0},
+            state['inventories']['VCPU'])
+        self.assertEqual(1024, state['inventories']['MEMORY_MB']['reserved'])
+
+    def test_containers_claims_are_allocations_and_an_idle_run_one_get(self):
+        web = self.container(cpus=0.5, memory_mb=64,
+                             project_id=PROJECT, user_id=USER)
+        db = self.container(memory_mb=128, state=container_base.STOPPED)
+        unlimited = self.container()
+        self.reporter.report(self.node, [web, db, unlimited])
+        self.assertEqual(
+            {web.uuid: {'VCPU': 1, 'MEMORY_MB': 64},
+             db.uuid: {'MEMORY_MB': 128}},
+            self.client.provider_allocations(self.node.uuid))
+        owners = self.client._request(
+            'GET', '/allocations/%s' % db.uuid).json()
+        self.assertEqual((placement_report.UNKNOWN_OWNER,) * 2,
+                         (owners['project_id'], owners['user_id']))
+
+        del self.requests[:]
+        self.reporter.report(self.node, [web, db, unlimited])
+        self.assertEqual(
+            [('GET', '/resource_providers/%s/allocations' % self.node.uuid)],
+            self.requests)
+
+    def test_the_audit_heals_drift(self):
+        web = self.container(cpus=1, memory_mb=64)
+        self.reporter.report(self.node, [web])
+        stranger = str(uuid.uuid4())
+        self.client.put_allocations(stranger, {self.node.uuid: {'VCPU': 2}},
+                                    PROJECT, USER)
+        # Someone changed the container's allocation by hand, too.
+        self.client.put_allocations(web.uuid, {self.node.uuid: {'VCPU': 3}},
+                                    PROJECT, USER)
+
+        written, deleted = self.reporter.audit(self.node.uuid, [web])
+        self.assertEqual(([web.uuid], [stranger]), (written, deleted))
+        self.assertEqual({web.uuid: {'VCPU': 1, 'MEMORY_MB': 64}},
+                         self.client.provider_allocations(self.node.uuid))
+
+        # The container goes: so does its allocation.
+        self.assertEqual(([], [web.uuid]),
+                         self.reporter.audit(self.node.uuid, []))
+        self.assertEqual({}, self.client.provider_allocations(
+            self.node.uuid))
+
+
+class TestManagerReports(base.TestCase):
+    """The periodic task with a Placement that is down, then back."""
+
+    def setUp(self):
+        super().setUp()
+        gabbi_fixtures.use(self, gabbi_fixtures.PlacementFixture)
+        self.logs = self.useFixture(fixtures.FakeLogger(
+            name='zun_hostcap', level=logging.INFO))
+
+    def _manager(self):
+        return manager.ComputeManager(
+            host='compute-1',
+            host_driver=fake_host.FakeDriver(
+                fake_host.sample_capabilities()),
+            container_driver=container.load_driver('fake'))
+
+    def test_placement_is_off_without_auth_type(self):
+        compute = self._manager()
+        self.assertIsNone(compute.resource_tracker.reporter)
+        self.assertIn('Not reporting to Placement', self.logs.output)
+
+    def test_a_placement_down_is_one_line_and_the_next_run_catches_up(self):
+        sock = server.bind(LOOPBACK, 0)
+        port = sock.getsockname()[1]
+        sock.close()
+        use_placement(self, 'http://%s:%d' % (LOOPBACK, port))
+        compute = self._manager()
+        compute.update_available_resource(self.context)
+        node = compute.resource_tracker.compute_node
+        # The host is stored all the same.
+        self.assertIsNotNone(objects.ComputeNode.get_by_hostname(
+            self.context, 'compute-1'))
+        self.assertIn('cannot be reached', self.logs.output)
+        self.assertIn('the report to Placement is retried in 60 seconds',
+                      self.logs.output)
+        self.assertNotIn('Traceback', self.logs.output)
+
+        # Placement comes up on that port: the next run reports.
+        sock = server.bind(LOOPBACK, port)
+        self.addCleanup(sock.close)
+        service = server.WSGIService(
+            'placement', placement_app.setup_standalone_app(), sock, 4)
+        service.start()
+        self.addCleanup(service.stop)
+        compute.update_available_resource(self.context)
+        state = placement_client.ReportClient().read_provider(node.uuid)
+        self.assertEqual(node.cpus, state['inventories']['VCPU']['total'])
