@@ -118,6 +118,21 @@ function create_zun_hostcap_conf {
         fi
     fi
 
+    # The compute service reports its host and containers to the cloud's
+    # Placement, found in the catalog, as the zun-hostcap service user
+    # (Placement's defaults let its service role write providers and
+    # allocations).
+    if is_service_enabled zun-hostcap-compute && is_service_enabled placement; then
+        iniset "$ZUN_HOSTCAP_CONF" placement auth_type password
+        iniset "$ZUN_HOSTCAP_CONF" placement auth_url "$KEYSTONE_SERVICE_URI"
+        iniset "$ZUN_HOSTCAP_CONF" placement username "$ZUN_HOSTCAP_SERVICE_USER"
+        iniset "$ZUN_HOSTCAP_CONF" placement password "$SERVICE_PASSWORD"
+        iniset "$ZUN_HOSTCAP_CONF" placement user_domain_name "$SERVICE_DOMAIN_NAME"
+        iniset "$ZUN_HOSTCAP_CONF" placement project_name "$SERVICE_PROJECT_NAME"
+        iniset "$ZUN_HOSTCAP_CONF" placement project_domain_name "$SERVICE_DOMAIN_NAME"
+        iniset "$ZUN_HOSTCAP_CONF" placement region_name "$REGION_NAME"
+    fi
+
     setup_logging "$ZUN_HOSTCAP_CONF"
 }
 

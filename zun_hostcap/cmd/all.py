@@ -2,8 +2,9 @@
 
 Made for a laptop or a demo: with nothing configured it keeps a SQLite
 file under [DEFAULT] state_path, carries RPC over oslo.messaging's
-in-process fake:// transport, discovers this host at once and serves the
-API on [api] host:port with noauth2. The compute side may not use the
+in-process fake:// transport, discovers this host at once, serves the
+API on [api] host:port with noauth2 and reports the host to the API's own
+/placement (``placement_defaults``). The compute side may not use the
 database itself: its object calls go to the conductor, over RPC when a
 transport_url names a message bus, and in-process on the fake:// default
 (``InProcessConductorAPI``).
@@ -12,10 +13,12 @@ transport_url names a message bus, and in-process on the fake:// default
 import sys
 import time
 
+from keystoneauth1 import loading as ks_loading
 from oslo_log import log as logging
 import oslo_messaging as messaging
 from oslo_serialization import jsonutils
 from oslo_service import service
+from oslo_utils import netutils
 from oslo_versionedobjects import base as ovo_base
 import sqlalchemy
 
@@ -38,6 +41,10 @@ BINARY = 'zun-hostcap-all'
 DEFAULT_TRANSPORT_URL = 'fake:/'
 # A laptop has no keystone; [api] auth_strategy overrides this.
 DEFAULT_AUTH_STRATEGY = 'noauth2'
+# How the compute side reaches the API's /placement by default: the
+# token noauth2 takes for an admin.
+DEFAULT_PLACEMENT_AUTH = 'admin_token'
+DEFAULT_PLACEMENT_TOKEN = 'admin'
 
 
 class _DatabaseOwner(object):
@@ -160,11 +167,39 @@ class _AllInOne(service.ServiceBase):
             svc.reset()
 
 
+def placement_defaults(conf):
+    """Make the compute side report to this process's own /placement.
+
+    Before the configuration is read: noauth2's admin token (the API's
+    default here). A [placement] section of the configuration file
+    (another auth_type, or its own token or endpoint) wins.
+    """
+    conf.register_opts(ks_loading.get_auth_plugin_conf_options(
+        DEFAULT_PLACEMENT_AUTH), group='placement')
+    conf.set_default('auth_type', DEFAULT_PLACEMENT_AUTH, group='placement')
+    conf.set_default('token', DEFAULT_PLACEMENT_TOKEN, group='placement')
+
+
+def placement_endpoint(conf):
+    """After it is read: /placement of this process's own API address."""
+    if (conf.placement.auth_type != DEFAULT_PLACEMENT_AUTH or
+            conf.placement.endpoint_override):
+        return
+    host = conf.api.host
+    # A wildcard address is reached on the loopback.
+    host = {'0.0.0.0': '127.0.0.1', '::': '::1', '': '127.0.0.1'}.get(
+        host, host)
+    conf.set_default('endpoint_override', 'http://%s:%d/placement' % (
+        netutils.escape_ipv6(host), conf.api.port), group='placement')
+
+
 def main(argv=None):
     zun_service.take_signals()
     CONF.set_default('transport_url', DEFAULT_TRANSPORT_URL)
     CONF.set_default('auth_strategy', DEFAULT_AUTH_STRATEGY, group='api')
+    placement_defaults(CONF)
     zun_service.prepare_service(sys.argv if argv is None else argv)
+    placement_endpoint(CONF)
     # The embedded SQLite database is created or upgraded on start.
     problem = None
     try:

@@ -57,11 +57,16 @@ class Reporter(object):
         self.client = client
 
     def report(self, node, containers):
-        """Bring Placement in line with ``node`` and ``containers``."""
+        """Bring Placement in line with ``node`` and ``containers``.
+
+        ``containers`` None (a driver that cannot know them): the
+        provider and its inventory only, no audit.
+        """
         provider = node.uuid
         self.client.ensure_provider(provider, node.hostname)
         self.client.set_inventory(provider, inventory_of(node))
-        self.audit(provider, containers)
+        if containers is not None:
+            self.audit(provider, containers)
 
     def audit(self, provider, containers):
         """Allocations on ``provider`` exactly the claims of ``containers``.

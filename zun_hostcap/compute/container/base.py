@@ -74,4 +74,8 @@ class ContainerDriver(abc.ABC):
 
     @abc.abstractmethod
     def list_containers(self):
-        """Return a list of the Containers of this host now."""
+        """Return a list of the Containers of this host now.
+
+        None when the driver cannot know them (the fake driver, unless
+        given some): no allocation is then written or deleted for them.
+        """

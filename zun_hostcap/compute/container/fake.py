@@ -6,12 +6,17 @@ from zun_hostcap.compute.container import base
 
 
 class FakeContainerDriver(base.ContainerDriver):
-    """Reports the usage and containers it was given; none by default."""
+    """Reports the usage and containers it was given; none by default.
 
-    def __init__(self, usage=None, containers=()):
+    Until it is given containers it does not know them (``None``): the
+    resource tracker then makes no audit of allocations.
+    """
+
+    def __init__(self, usage=None, containers=None):
         self._lock = threading.Lock()
         self._usage = usage or base.ContainerUsage(runtimes=('runc',))
-        self._containers = list(containers)
+        self._containers = (list(containers) if containers is not None
+                            else None)
 
     def set_usage(self, usage):
         with self._lock:
@@ -30,4 +35,6 @@ class FakeContainerDriver(base.ContainerDriver):
 
     def list_containers(self):
         with self._lock:
+            if self._containers is None:
+                return None
             return list(self._containers)

@@ -115,6 +115,32 @@ class TestAllInOne(base.BaseTestCase):
         self.addDetail('seconds-until-listed',
                        testtools_content.text_content('%.2f' % elapsed))
 
+    def test_this_host_is_a_provider_of_its_own_placement(self):
+        node = functional_base.wait_for(
+            lambda: self._rows('SELECT * FROM compute_nodes'), timeout=20,
+            message='this host in the database',
+            processes=(self.service,))[0]
+        request = urllib.request.Request(
+            'http://127.0.0.1:%d/placement/resource_providers/%s/'
+            'inventories' % (self.port, node['uuid']),
+            headers={'X-Auth-Token': 'admin'})
+
+        def inventories():
+            self.service.assert_running(self)
+            try:
+                with urllib.request.urlopen(request, timeout=2) as resp:
+                    return json.load(resp)['inventories'] or None
+            except OSError:
+                return None   # not listening, or no provider yet
+
+        found = functional_base.wait_for(
+            inventories, timeout=20,
+            message='this host\'s inventory in its own /placement',
+            processes=(self.service,))
+        self.assertEqual(node['cpus'], found['VCPU']['total'])
+        self.assertEqual(node['mem_total'], found['MEMORY_MB']['total'])
+        self.assertNotIn('Not reporting to Placement', self.service.log())
+
 
 class TestAllInOneSQLiteWriters(base.BaseTestCase):
     """The SQLite file waits for its writers, of any process."""

@@ -282,6 +282,17 @@ class TestReporter(base.TestCase):
         self.assertEqual({}, self.client.provider_allocations(
             self.node.uuid))
 
+    def test_a_driver_that_cannot_know_its_containers_makes_no_audit(self):
+        self.reporter.report(self.node, [])
+        stranger = str(uuid.uuid4())
+        self.client.put_allocations(stranger, {self.node.uuid: {'VCPU': 2}},
+                                    PROJECT, USER)
+        # The fake driver, given no containers.
+        self.reporter.report(
+            self.node, container.fake.FakeContainerDriver().list_containers())
+        self.assertEqual({stranger: {'VCPU': 2}},
+                         self.client.provider_allocations(self.node.uuid))
+
 
 class TestManagerReports(base.TestCase):
     """The periodic task with a Placement that is down, then back."""
