@@ -46,17 +46,13 @@ import uuid
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchlib  # noqa: E402  (tools/ is no package)
 import pair_floor  # noqa: E402
+import placement_peer  # noqa: E402
 
-PLACEMENT_DIST = 'openstack-placement'
-PLACEMENT_VERSION = '16.0.0'
+PLACEMENT_DIST = placement_peer.PLACEMENT_DIST
 MICROVERSION = 'placement 1.39'
 TOKEN = 'admin'
 SERVER_THREADS = 8
 CLIENT_THREADS = 8
-# The repository this file is in: the default cache directory is in it.
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEFAULT_CACHE = os.environ.get('ZUN_HOSTCAP_BENCH_CACHE',
-                               os.path.join(REPO, '.bench'))
 DEFAULT_MYSQL_URL = 'mysql+pymysql://root@127.0.0.1:3306/'
 DATABASES = {'ours': 'bench_ours', 'theirs': 'bench_theirs'}
 
@@ -96,42 +92,6 @@ def pair_body(rp):
 
 class StepError(Exception):
     """A request of a step got an answer it should not have."""
-
-
-# The virtualenv of Placement
-
-def placement_venv(cache_dir):
-    """The Python of a virtualenv with Placement, made when missing.
-
-    The same waitress and PyMySQL versions as ours are installed in it,
-    so that the server and the driver are the same on both sides.
-    """
-    tag = 'placement-%s-py%d.%d' % ((PLACEMENT_VERSION,) +
-                                    sys.version_info[:2])
-    venv = os.path.join(os.path.abspath(cache_dir), tag)
-    python = os.path.join(venv, 'bin', 'python')
-    ready = os.path.join(venv, 'bench-ready')
-    if os.path.exists(ready):
-        return python
-    if os.path.exists(venv):
-        shutil.rmtree(venv)   # an earlier, interrupted install
-    print('Installing %s==%s into %s ...' % (
-        PLACEMENT_DIST, PLACEMENT_VERSION, venv), flush=True)
-    os.makedirs(cache_dir, exist_ok=True)
-    subprocess.run([sys.executable, '-m', 'venv', venv], check=True)
-    packages = ['%s==%s' % (PLACEMENT_DIST, PLACEMENT_VERSION)]
-    for dist in ('waitress', 'PyMySQL'):
-        version = benchlib.version(dist)
-        packages.append('%s==%s' % (dist, version) if version else dist)
-    result = subprocess.run(
-        [python, '-m', 'pip', 'install', '--quiet'] + packages,
-        capture_output=True, text=True)
-    if result.returncode:
-        raise SystemExit('pip install %s failed:\n%s%s' % (
-            ' '.join(packages), result.stdout, result.stderr))
-    with open(ready, 'w') as f:
-        f.write(' '.join(packages) + '\n')
-    return python
 
 
 # Databases
@@ -246,17 +206,13 @@ class Theirs(Side):
                          'placement.wsgi.api:application')
 
     def prepare(self, tmp, url):
-        confdir = os.path.join(tmp, 'placement')
-        os.makedirs(confdir, exist_ok=True)
-        path = os.path.join(confdir, 'placement.conf')
-        config = benchlib.write_config(path, {
-            'DEFAULT': {'debug': 'false'},
-            'api': {'auth_strategy': 'noauth2'},
-            'placement_database': {'connection': url},
-            'oslo_policy': {'policy_file': os.path.join(tmp, 'policy.yaml')},
-        })
-        _run(benchlib.console_script('placement-manage', self.python) +
-             ['--config-file', config, 'db', 'sync'])
+        confdir = placement_peer.write_config(tmp, url)
+        try:
+            placement_peer.db_sync(self.python, confdir)
+        except subprocess.CalledProcessError as err:
+            raise RuntimeError('placement-manage db sync failed with %d:\n'
+                               '%s%s' % (err.returncode, err.stdout[-2000:],
+                                         err.stderr[-2000:]))
         return dict(os.environ, OS_PLACEMENT_CONFIG_DIR=confdir)
 
 
@@ -723,7 +679,7 @@ def main(argv=None):
                         help='one database engine only')
     parser.add_argument('--quick', action='store_true',
                         help='fewer iterations, for a smoke run')
-    parser.add_argument('--cache-dir', default=DEFAULT_CACHE,
+    parser.add_argument('--cache-dir', default=placement_peer.DEFAULT_CACHE,
                         help='where the virtualenv of Placement is kept '
                         '(default %(default)s)')
     parser.add_argument('--mysql-url', default=DEFAULT_MYSQL_URL,
@@ -745,7 +701,7 @@ def main(argv=None):
                          'installed (e.g. .tox/functional/bin/python)' %
                          sys.executable)
     signal.signal(signal.SIGTERM, _stop_all)
-    theirs_python = placement_venv(args.cache_dir)
+    theirs_python = placement_peer.placement_venv(args.cache_dir)
     tmp = tempfile.mkdtemp(prefix='bench-placement-')
     engines = []
     if args.only in (None, 'sqlite'):

@@ -7,12 +7,14 @@ fields are used.
 
 It remembers each provider's generation and inventories as it last saw
 them, so that an unchanged host costs no write, and writes with the
-generation it holds. A write refused because the provider moved on
-meanwhile (409 ``placement.concurrent_update``) reads the provider again
-and is tried again, up to ``RETRIES`` times.
+generation it holds; it reads them again after [compute]
+resource_provider_refresh_interval seconds. A write refused because the
+provider moved on meanwhile (409 ``placement.concurrent_update``) reads
+the provider again and is tried again, up to ``RETRIES`` times.
 """
 
 import functools
+import time
 
 from keystoneauth1 import exceptions as ks_exc
 from keystoneauth1 import loading as ks_loading
@@ -188,9 +190,27 @@ class ReportClient(object):
             raise self._failed('GET', '/resource_providers/%s/inventories' %
                                uuid, resp)
         doc = resp.json()
-        state = {'generation': doc['resource_provider_generation'],
-                 'inventories': doc['inventories']}
+        return self._remember(uuid, doc['resource_provider_generation'],
+                              doc['inventories'])
+
+    def _remember(self, uuid, generation, inventories):
+        state = {'generation': generation, 'inventories': inventories,
+                 'seen': time.monotonic()}
         self._providers[uuid] = state
+        return state
+
+    def _state(self, uuid):
+        """What the client knows of a provider, read again when old.
+
+        Placement is read again after [compute]
+        resource_provider_refresh_interval seconds, so that what another
+        client changed (an operator's hand) is seen and put right.
+        """
+        state = self._providers.get(uuid)
+        if state is None or (
+                time.monotonic() - state['seen'] >=
+                CONF.compute.resource_provider_refresh_interval):
+            state = self.read_provider(uuid)
         return state
 
     def ensure_provider(self, uuid, name):
@@ -198,7 +218,7 @@ class ReportClient(object):
 
         :returns: its generation.
         """
-        state = self._providers.get(uuid) or self.read_provider(uuid)
+        state = self._state(uuid)
         if state is not None:
             return state['generation']
         resp = self._request('POST', '/resource_providers',
@@ -214,9 +234,8 @@ class ReportClient(object):
             raise self._failed('POST', '/resource_providers', resp)
         LOG.info('Created resource provider %(uuid)s (%(name)s)',
                  {'uuid': uuid, 'name': name})
-        self._providers[uuid] = {'generation': resp.json()['generation'],
-                                 'inventories': {}}
-        return self._providers[uuid]['generation']
+        return self._remember(uuid, resp.json()['generation'],
+                              {})['generation']
 
     @_with_retries
     def set_inventory(self, uuid, inventories):
@@ -227,7 +246,7 @@ class ReportClient(object):
             API's defaults.
         :returns: whether anything was written.
         """
-        state = self._providers.get(uuid) or self.read_provider(uuid)
+        state = self._state(uuid)
         if state is None:
             raise exception.PlacementRequestFailed(
                 method='PUT', path='/resource_providers/%s/inventories' %
@@ -243,9 +262,8 @@ class ReportClient(object):
         if resp.status_code != 200:
             raise self._failed('PUT', path, resp)
         doc = resp.json()
-        self._providers[uuid] = {
-            'generation': doc['resource_provider_generation'],
-            'inventories': doc['inventories']}
+        self._remember(uuid, doc['resource_provider_generation'],
+                       doc['inventories'])
         return True
 
     # Allocations

@@ -84,6 +84,17 @@ compute_opts = [
                  min=0.0,
                  help='The allocation_ratio of this host\'s DISK_GB '
                       'inventory in Placement.'),
+    cfg.IntOpt('resource_provider_refresh_interval',
+               default=300,
+               min=0,
+               mutable=True,
+               help='Seconds the compute service trusts what it last read '
+                    'or wrote of its resource provider in Placement (its '
+                    'generation and inventory). Past them it reads the '
+                    'provider again, so that a change made by someone '
+                    'else, such as an operator\'s edit of the inventory, '
+                    'is put right at the next run. 0 reads it at every '
+                    'run.'),
     cfg.FloatOpt('usage_report_granularity',
                  default=1.0,
                  min=0.0,

@@ -2,6 +2,8 @@
 
 import threading
 
+from keystoneauth1 import loading as ks_loading
+
 
 def all_at_once(count, work):
     """Run ``work(index)`` in ``count`` threads released together.
@@ -23,3 +25,17 @@ def all_at_once(count, work):
     for thread in threads:
         thread.join()
     return errors
+
+
+def use_placement(test, url, token='admin'):
+    """[placement] as an all-in-one sets it: admin_token, an endpoint.
+
+    ``test`` has ``conf`` and ``flags()`` (zun_hostcap.tests.base).
+    """
+    # The plugin's options are registered when it is loaded; a test sets
+    # one before.
+    test.conf.register_opts(
+        ks_loading.get_auth_plugin_conf_options('admin_token'),
+        group='placement')
+    test.flags(group='placement', auth_type='admin_token', token=token,
+               endpoint_override=url)

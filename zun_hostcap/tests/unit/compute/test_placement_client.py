@@ -11,7 +11,6 @@ import threading
 import uuid
 
 import fixtures
-from keystoneauth1 import loading as ks_loading
 
 from zun_hostcap.api.placement import app as placement_app
 from zun_hostcap.api import server
@@ -25,6 +24,7 @@ from zun_hostcap import objects
 from zun_hostcap.os_capability import fake as fake_host
 from zun_hostcap.tests import base
 from zun_hostcap.tests import gabbi_fixtures
+from zun_hostcap.tests import utils as test_utils
 
 LOOPBACK = '127.0.0.1'
 INVENTORY = {
@@ -66,17 +66,6 @@ def writes(requests):
             if method not in ('GET', 'HEAD')]
 
 
-def use_placement(test, url, token='admin'):
-    """[placement] as an all-in-one sets it: a token, an endpoint."""
-    # The plugin's own options are registered once it is loaded; a test
-    # sets one before.
-    test.conf.register_opts(
-        ks_loading.get_auth_plugin_conf_options('admin_token'),
-        group='placement')
-    test.flags(group='placement', auth_type='admin_token', token=token,
-               endpoint_override=url)
-
-
 class TestReportClient(base.TestCase):
 
     def setUp(self):
@@ -85,7 +74,7 @@ class TestReportClient(base.TestCase):
         gabbi_fixtures.use(self, gabbi_fixtures.PlacementFixture)
         self.url, self.requests = serve(
             self, placement_app.setup_standalone_app())
-        use_placement(self, self.url)
+        test_utils.use_placement(self, self.url)
         self.client = placement_client.ReportClient()
         self.rp = str(uuid.uuid4())
 
@@ -176,7 +165,7 @@ class TestReportClient(base.TestCase):
         sock = server.bind(LOOPBACK, 0)
         closed = 'http://%s:%d' % sock.getsockname()[:2]
         sock.close()
-        use_placement(self, closed)
+        test_utils.use_placement(self, closed)
         err = self.assertRaises(
             exception.PlacementServiceUnavailable,
             placement_client.ReportClient().ensure_provider, self.rp, 'x')
@@ -195,7 +184,7 @@ class TestOldPlacement(base.TestCase):
                     b'"min_version": "1.0", "status": "CURRENT"}]}']
         gabbi_fixtures.use(self)
         url, _requests = serve(self, old_placement)
-        use_placement(self, url)
+        test_utils.use_placement(self, url)
         err = self.assertRaises(
             exception.PlacementServiceTooOld,
             placement_client.ReportClient().ensure_provider,
@@ -213,7 +202,7 @@ class TestReporter(base.TestCase):
         gabbi_fixtures.use(self, gabbi_fixtures.PlacementFixture)
         url, self.requests = serve(self,
                                    placement_app.setup_standalone_app())
-        use_placement(self, url)
+        test_utils.use_placement(self, url)
         self.reporter = placement_report.Reporter(
             placement_client.ReportClient())
         self.node = objects.ComputeNode(
@@ -282,6 +271,21 @@ class TestReporter(base.TestCase):
         self.assertEqual({}, self.client.provider_allocations(
             self.node.uuid))
 
+    def test_an_inventory_changed_by_hand_is_put_right(self):
+        self.reporter.report(self.node, [])
+        inventories = self.client.read_provider(self.node.uuid)[
+            'inventories']
+        self.client.set_inventory(self.node.uuid, dict(
+            inventories, VCPU=dict(inventories['VCPU'], total=2)))
+        # Trusted for [compute] resource_provider_refresh_interval.
+        self.reporter.report(self.node, [])
+        self.assertEqual(2, self.client.read_provider(self.node.uuid)[
+            'inventories']['VCPU']['total'])
+        self.flags(group='compute', resource_provider_refresh_interval=0)
+        self.reporter.report(self.node, [])
+        self.assertEqual(8, self.client.read_provider(self.node.uuid)[
+            'inventories']['VCPU']['total'])
+
     def test_a_driver_that_cannot_know_its_containers_makes_no_audit(self):
         self.reporter.report(self.node, [])
         stranger = str(uuid.uuid4())
@@ -319,7 +323,7 @@ class TestManagerReports(base.TestCase):
         sock = server.bind(LOOPBACK, 0)
         port = sock.getsockname()[1]
         sock.close()
-        use_placement(self, 'http://%s:%d' % (LOOPBACK, port))
+        test_utils.use_placement(self, 'http://%s:%d' % (LOOPBACK, port))
         compute = self._manager()
         compute.update_available_resource(self.context)
         node = compute.resource_tracker.compute_node

@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""OpenStack Placement from PyPI, as a peer to test and measure against.
+
+``install`` makes (once) a virtualenv of its own with
+openstack-placement, pinned, and the same waitress and PyMySQL versions
+as this environment's; ``serve`` runs it, on a SQLite file by default,
+with noauth2, until it is stopped::
+
+    python tools/placement_peer.py install [--cache-dir DIR]
+    python tools/placement_peer.py serve --port PORT --state-dir DIR \\
+        [--connection URL] [--cache-dir DIR]
+
+``serve`` writes ``placement.conf`` into the state directory, builds the
+schema with ``placement-manage db sync``, then replaces itself (exec)
+with waitress serving ``placement.wsgi.api:application``: its pid is the
+server's, to stop it by. ``tox -e functional`` runs ``install``; the
+functional tests ``serve``; ``bench_placement.py`` uses the same
+virtualenv.
+"""
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchlib  # noqa: E402  (tools/ is no package)
+
+PLACEMENT_DIST = 'openstack-placement'
+PLACEMENT_VERSION = '16.0.0'
+# The repository this file is in: the default cache directory is in it.
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DEFAULT_CACHE = os.environ.get('ZUN_HOSTCAP_BENCH_CACHE',
+                               os.path.join(REPO, '.bench'))
+SERVER_THREADS = 8
+
+
+def placement_venv(cache_dir=DEFAULT_CACHE):
+    """The Python of a virtualenv with Placement, made when missing.
+
+    The same waitress and PyMySQL versions as ours are installed in it,
+    so that the server and the driver are the same on both sides.
+    """
+    tag = 'placement-%s-py%d.%d' % ((PLACEMENT_VERSION,) +
+                                    sys.version_info[:2])
+    venv = os.path.join(os.path.abspath(cache_dir), tag)
+    python = os.path.join(venv, 'bin', 'python')
+    ready = os.path.join(venv, 'bench-ready')
+    if os.path.exists(ready):
+        return python
+    if os.path.exists(venv):
+        shutil.rmtree(venv)   # an earlier, interrupted install
+    print('Installing %s==%s into %s ...' % (
+        PLACEMENT_DIST, PLACEMENT_VERSION, venv), flush=True)
+    os.makedirs(cache_dir, exist_ok=True)
+    subprocess.run([sys.executable, '-m', 'venv', venv], check=True)
+    packages = ['%s==%s' % (PLACEMENT_DIST, PLACEMENT_VERSION)]
+    for dist in ('waitress', 'PyMySQL'):
+        version = benchlib.version(dist)
+        packages.append('%s==%s' % (dist, version) if version else dist)
+    result = subprocess.run(
+        [python, '-m', 'pip', 'install', '--quiet'] + packages,
+        capture_output=True, text=True)
+    if result.returncode:
+        raise SystemExit('pip install %s failed:\n%s%s' % (
+            ' '.join(packages), result.stdout, result.stderr))
+    with open(ready, 'w') as f:
+        f.write(' '.join(packages) + '\n')
+    return python
+
+
+def write_config(state_dir, connection):
+    """Placement's configuration directory, in ``state_dir``."""
+    confdir = os.path.join(os.path.abspath(state_dir), 'placement')
+    os.makedirs(confdir, exist_ok=True)
+    benchlib.write_config(os.path.join(confdir, 'placement.conf'), {
+        'DEFAULT': {'debug': 'false'},
+        'api': {'auth_strategy': 'noauth2'},
+        'placement_database': {'connection': connection},
+        # Not a policy file of this machine: the defaults.
+        'oslo_policy': {'policy_file': os.path.join(confdir,
+                                                    'policy.yaml')},
+    })
+    return confdir
+
+
+def db_sync(python, confdir):
+    """Build Placement's schema (placement-manage reads --config-file).
+
+    :raises subprocess.CalledProcessError: it failed; its output in it.
+    """
+    subprocess.run(benchlib.console_script('placement-manage', python) +
+                   ['--config-file', os.path.join(confdir, 'placement.conf'),
+                    'db', 'sync'], check=True, capture_output=True, text=True)
+
+
+def serve(args):
+    python = placement_venv(args.cache_dir)
+    connection = args.connection or 'sqlite:///%s' % os.path.join(
+        os.path.abspath(args.state_dir), 'placement.sqlite')
+    confdir = write_config(args.state_dir, connection)
+    db_sync(python, confdir)
+    # The WSGI application finds its configuration through this.
+    env = dict(os.environ, OS_PLACEMENT_CONFIG_DIR=confdir)
+    print('placement %s serving on http://%s:%d with %s' % (
+        PLACEMENT_VERSION, benchlib.HOST, args.port, connection),
+        flush=True)
+    os.execve(python, [python, '-c', benchlib.SERVE,
+                       'placement.wsgi.api:application', str(args.port),
+                       str(SERVER_THREADS), ''], env)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument('--cache-dir', default=DEFAULT_CACHE,
+                        help='where the virtualenv is kept '
+                        '(default %(default)s)')
+    commands = parser.add_subparsers(dest='command', required=True)
+    commands.add_parser('install', help='make the virtualenv if missing')
+    serving = commands.add_parser('serve', help='serve Placement')
+    serving.add_argument('--port', type=int, required=True)
+    serving.add_argument('--state-dir', required=True,
+                         help='for its configuration and SQLite file')
+    serving.add_argument('--connection',
+                         help='a database URL instead of the SQLite file')
+    args = parser.parse_args(argv)
+    if args.command == 'install':
+        print('%s %s: %s' % (PLACEMENT_DIST, PLACEMENT_VERSION,
+                             placement_venv(args.cache_dir)))
+    else:
+        serve(args)
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,150 @@
+"""The compute's report to Placement, against ours and against Placement.
+
+The same test, through the compute's report client and reporter, runs
+against this project's /placement (zun-hostcap-api, SQLite) and against
+OpenStack Placement from PyPI (``tools/placement_peer.py``, SQLite), as
+operators will point the compute at either.
+"""
+
+import os
+import sys
+import uuid
+
+from zun_hostcap.compute.container import base as container_base
+from zun_hostcap.compute import placement_client
+from zun_hostcap.compute import placement_report
+from zun_hostcap import objects
+from zun_hostcap.tests import base as test_base
+from zun_hostcap.tests.functional import base
+from zun_hostcap.tests import utils as test_utils
+
+TOOLS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.dirname(os.path.abspath(__file__))))), 'tools')
+PROJECT = str(uuid.uuid4())
+USER = str(uuid.uuid4())
+
+
+def wait_until_serving(test, process, url):
+    def serving():
+        process.assert_running(test)
+        try:
+            return base.http_get(url, timeout=2)[0] == 200
+        except OSError:
+            return False
+    base.wait_for(serving, 60, message='%s to answer' % process.name,
+                  processes=(process,))
+
+
+class ReportTests(object):
+    """What the compute tells a Placement service, read back from it."""
+
+    def setUp(self):
+        super().setUp()
+        test_utils.use_placement(self, self.start_placement())
+        self.client = placement_client.ReportClient()
+        self.reporter = placement_report.Reporter(self.client)
+        self.node = objects.ComputeNode(
+            uuid=str(uuid.uuid4()), hostname='peer-%s' % uuid.uuid4().hex[:8],
+            cpus=8, mem_total=16384, disk_total=100)
+
+    def container(self, **values):
+        values.setdefault('uuid', str(uuid.uuid4()))
+        values.setdefault('state', container_base.RUNNING)
+        return container_base.Container(name='c', **values)
+
+    def test_provider_inventory_allocations_and_audit(self):
+        self.flags(group='compute', cpu_allocation_ratio=2.0,
+                   reserved_host_memory_mb=1024, reserved_host_disk_mb=1500)
+        web = self.container(cpus=0.5, memory_mb=64, project_id=PROJECT,
+                             user_id=USER)
+        db = self.container(cpus=2, memory_mb=1024, disk_gb=10)
+        self.reporter.report(self.node, [web, db])
+
+        # Read back by another client, as a restarted compute would.
+        other = placement_client.ReportClient()
+        inventories = other.read_provider(self.node.uuid)['inventories']
+        self.assertEqual(
+            {'VCPU': (8, 0, 8, 2.0), 'MEMORY_MB': (16384, 1024, 16384, 1.0),
+             'DISK_GB': (100, 2, 100, 1.0)},
+            {rc: (inv['total'], inv['reserved'], inv['max_unit'],
+                  inv['allocation_ratio'])
+             for rc, inv in inventories.items()})
+        self.assertEqual(
+            {web.uuid: {'VCPU': 1, 'MEMORY_MB': 64},
+             db.uuid: {'VCPU': 2, 'MEMORY_MB': 1024, 'DISK_GB': 10}},
+            other.provider_allocations(self.node.uuid))
+        usages = other._request(
+            'GET', '/resource_providers/%s/usages' % self.node.uuid).json()
+        self.assertEqual({'VCPU': 3, 'MEMORY_MB': 1088, 'DISK_GB': 10},
+                         usages['usages'])
+
+        # Drift: a stranger's allocation; the provider moved on behind
+        # the reporter's back. Its next write (the disk grew) is refused
+        # for its old generation, reads the provider again, and wins.
+        stranger = str(uuid.uuid4())
+        other.put_allocations(stranger, {self.node.uuid: {'VCPU': 1}},
+                              PROJECT, USER)
+        other.set_inventory(self.node.uuid, dict(
+            inventories, VCPU=dict(inventories['VCPU'], total=4)))
+        self.node.disk_total = 200
+        self.reporter.report(self.node, [web, db])
+        inventories = other.read_provider(self.node.uuid)['inventories']
+        self.assertEqual((8, 200), (inventories['VCPU']['total'],
+                                    inventories['DISK_GB']['total']))
+        self.assertEqual({web.uuid, db.uuid},
+                         set(other.provider_allocations(self.node.uuid)))
+
+        # The containers go.
+        self.reporter.report(self.node, [])
+        self.assertEqual({}, other.provider_allocations(self.node.uuid))
+
+
+class TestAgainstOurPlacement(ReportTests, test_base.TestCase):
+
+    def start_placement(self):
+        tmp = self.useFixture(base.fixtures.TempDir()).path
+        port = base.free_port()
+        config = base.write_config(os.path.join(tmp, 'api.conf'), {
+            'DEFAULT': {'state_path': tmp},
+            'api': {'host': '127.0.0.1', 'port': port, 'workers': 1,
+                    'auth_strategy': 'noauth2'}})
+        base.subprocess.run(base.console_script('zun-hostcap-db-manage') +
+                            ['--config-file', config, 'upgrade'],
+                            check=True, capture_output=True)
+        api = self.useFixture(base.ServiceProcess('zun-hostcap-api', config,
+                                                  tmp))
+        url = 'http://127.0.0.1:%d/placement' % port
+        wait_until_serving(self, api, url)
+        return url
+
+
+class TestAgainstOpenStackPlacement(ReportTests, test_base.TestCase):
+
+    def start_placement(self):
+        script = os.path.join(TOOLS, 'placement_peer.py')
+        python = placement_venv_python()
+        base.require(self, python and os.path.exists(python),
+                     'openstack-placement is not installed (run %s '
+                     'install)' % script)
+        tmp = self.useFixture(base.fixtures.TempDir()).path
+        port = base.free_port()
+        # The script makes the schema, then execs the server: this pid.
+        peer = self.useFixture(base.Process(
+            'placement', [sys.executable, script, 'serve', '--port',
+                          str(port), '--state-dir', tmp],
+            os.path.join(tmp, 'placement.log')))
+        url = 'http://127.0.0.1:%d' % port
+        wait_until_serving(self, peer, url)
+        return url
+
+
+def placement_venv_python():
+    """The Python of tools/placement_peer.py's virtualenv, if made."""
+    sys.path.insert(0, TOOLS)
+    try:
+        import placement_peer
+    finally:
+        sys.path.remove(TOOLS)
+    tag = 'placement-%s-py%d.%d' % ((placement_peer.PLACEMENT_VERSION,) +
+                                    sys.version_info[:2])
+    return os.path.join(placement_peer.DEFAULT_CACHE, tag, 'bin', 'python')
