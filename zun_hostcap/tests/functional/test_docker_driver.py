@@ -161,7 +161,10 @@ class TestPlacementAudit(oslo_base.BaseTestCase):
         path = '/resource_providers/%s/allocations' % self.node['uuid']
 
         def held():
-            status, doc = self._placement('GET', path)
+            try:
+                status, doc = self._placement('GET', path)
+            except OSError:
+                return False   # the API is not listening (yet)
             if status != 200:
                 return None
             got = {consumer: alloc['resources']
@@ -171,15 +174,18 @@ class TestPlacementAudit(oslo_base.BaseTestCase):
             held, timeout, message='the allocations %s' % (expected,),
             processes=self.deployment.processes())
 
-    def test_containers_are_allocations_and_the_audit_heals(self):
+    def _inventories(self):
         def inventory():
             status, doc = self._placement(
                 'GET', '/resource_providers/%s/inventories' %
                 self.node['uuid'])
             return doc['inventories'] if status == 200 else None
-        inventories = base.wait_for(
+        return base.wait_for(
             inventory, 30, message='the host\'s inventory',
             processes=self.deployment.processes())
+
+    def test_containers_are_allocations_and_the_audit_heals(self):
+        inventories = self._inventories()
         self.assertEqual(self.node['cpus'], inventories['VCPU']['total'])
         self.assertEqual(self.node['mem_total'],
                          inventories['MEMORY_MB']['total'])
@@ -212,3 +218,38 @@ class TestPlacementAudit(oslo_base.BaseTestCase):
         log = self.deployment.compute.log()
         self.assertIn('Deleted the allocations of %s' % stranger, log)
         self.assertNotIn('Traceback', log)
+
+    def test_placement_killed_loses_nothing(self):
+        self._inventories()
+        compute = self.deployment.compute
+        api = self.deployment.api
+        api.kill()
+        failed_from = compute.log_size()
+        consumer = str(uuid.uuid4())
+        self.runtime.run(labels={docker_driver.UUID_LABEL: consumer},
+                         nano_cpus=HALF_A_CPU, mem_limit='64m')
+        # The host is still saved: the ComputeNode counts the container.
+        base.wait_for(
+            lambda: self.deployment.node()['total_containers'] == 1, 30,
+            message='the container counted while Placement is down',
+            processes=(self.deployment.conductor, compute))
+        base.wait_for(
+            lambda: compute.log(since=failed_from).count(
+                'the report to Placement is retried') >= 3, 30,
+            message='three failed reports', processes=(compute,))
+
+        api.start()
+        self._allocations({consumer: {'VCPU': 1, 'MEMORY_MB': 64}})
+        log = compute.log(since=failed_from)
+        failures = [line for line in log.splitlines()
+                    if 'the report to Placement is retried' in line]
+        # One line a failed run, each naming what failed.
+        self.assertTrue(all('The Placement service at %s cannot be reached'
+                            % self.placement in line for line in failures),
+                        failures)
+        self.assertIn('The resource update succeeded after', log)
+        self.assertNotIn('Traceback', log)
+        # Caught up without a second provider.
+        status, doc = self._placement('GET', '/resource_providers')
+        self.assertEqual([self.node['uuid']],
+                         [rp['uuid'] for rp in doc['resource_providers']])
