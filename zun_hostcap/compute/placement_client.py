@@ -99,8 +99,10 @@ class ReportClient(object):
     def __init__(self, adapter=None):
         self._adapter = adapter
         self.version = None
-        # Provider uuid -> {'generation': int, 'inventories': dict}.
+        # Provider uuid -> {'generation', 'inventories', 'traits', 'seen'}.
         self._providers = {}
+        # Custom resource classes known to exist.
+        self._classes = set()
 
     # The connection
 
@@ -193,9 +195,13 @@ class ReportClient(object):
         return self._remember(uuid, doc['resource_provider_generation'],
                               doc['inventories'])
 
-    def _remember(self, uuid, generation, inventories):
+    def _remember(self, uuid, generation, inventories, traits=None):
+        """Remember a provider as Placement just said it is.
+
+        ``traits`` None: not known (read when needed).
+        """
         state = {'generation': generation, 'inventories': inventories,
-                 'seen': time.monotonic()}
+                 'traits': traits, 'seen': time.monotonic()}
         self._providers[uuid] = state
         return state
 
@@ -235,7 +241,7 @@ class ReportClient(object):
         LOG.info('Created resource provider %(uuid)s (%(name)s)',
                  {'uuid': uuid, 'name': name})
         return self._remember(uuid, resp.json()['generation'],
-                              {})['generation']
+                              {}, set())['generation']
 
     @_with_retries
     def set_inventory(self, uuid, inventories):
@@ -263,8 +269,65 @@ class ReportClient(object):
             raise self._failed('PUT', path, resp)
         doc = resp.json()
         self._remember(uuid, doc['resource_provider_generation'],
-                       doc['inventories'])
+                       doc['inventories'], state['traits'])
         return True
+
+    def get_traits(self, uuid):
+        """The provider's traits, a set (remembered, as inventories are).
+
+        :raises PlacementRequestFailed: no such provider, or a refusal.
+        """
+        state = self._state(uuid)
+        if state is None:
+            raise exception.PlacementRequestFailed(
+                method='GET', path='/resource_providers/%s/traits' % uuid,
+                status=404, detail='no such provider')
+        if state['traits'] is None:
+            path = '/resource_providers/%s/traits' % uuid
+            resp = self._request('GET', path)
+            if resp.status_code != 200:
+                raise self._failed('GET', path, resp)
+            doc = resp.json()
+            state = self._remember(uuid, doc['resource_provider_generation'],
+                                   state['inventories'], set(doc['traits']))
+        return set(state['traits'])
+
+    @_with_retries
+    def set_traits(self, uuid, traits, keep=None):
+        """Make the provider's traits ``traits`` (names that exist).
+
+        :param keep: a predicate of the traits it has that stay, whatever
+            ``traits`` says (those the caller does not own). Asked again
+            of the traits read again after a conflict.
+        :returns: whether anything was written.
+        """
+        current = self.get_traits(uuid)
+        wanted = set(traits) | {trait for trait in current
+                                if keep is not None and keep(trait)}
+        if current == wanted:
+            return False
+        state = self._providers[uuid]
+        path = '/resource_providers/%s/traits' % uuid
+        resp = self._request('PUT', path, {
+            'resource_provider_generation': state['generation'],
+            'traits': sorted(wanted)})
+        if resp.status_code == 409 and _error_code(resp) == CONCURRENT_UPDATE:
+            raise _Conflict()
+        if resp.status_code != 200:
+            raise self._failed('PUT', path, resp)
+        doc = resp.json()
+        self._remember(uuid, doc['resource_provider_generation'],
+                       state['inventories'], set(doc['traits']))
+        return True
+
+    def ensure_resource_classes(self, names):
+        """Make the custom resource classes ``names`` that are missing."""
+        for name in sorted(set(names) - self._classes):
+            path = '/resource_classes/%s' % name
+            resp = self._request('PUT', path)
+            if resp.status_code not in (201, 204):
+                raise self._failed('PUT', path, resp)
+            self._classes.add(name)
 
     # Allocations
 

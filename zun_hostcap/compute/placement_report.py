@@ -4,8 +4,10 @@ The host's ComputeNode is a resource provider (its uuid, its hostname)
 with VCPU, MEMORY_MB and DISK_GB inventory; each container of the host
 is a consumer whose allocation on it is its claim. Every run:
 
-1. make the provider if it is missing, and set its inventory if it
-   changed (``ReportClient`` remembers what it wrote: no call if not);
+1. make the provider if it is missing, and set its inventory (with a
+   custom class for each kind of PCI device) and its CPU's traits if
+   they changed (``ReportClient`` remembers what it wrote: no call if
+   not);
 2. audit: read the allocations held on the provider (one call), write
    those of containers that are missing or differ from their claim, and
    delete those of consumers that are no container of this host.
@@ -15,8 +17,10 @@ but the client's memory of the provider: a run that failed half-way
 (Placement down) is made whole by the next one.
 """
 
+import collections
 import math
 
+import os_traits
 from oslo_log import log as logging
 
 import zun_hostcap.conf
@@ -29,10 +33,43 @@ LOG = logging.getLogger(__name__)
 UNKNOWN_OWNER = '00000000-0000-0000-0000-000000000000'
 
 
+# Linux's /proc/cpuinfo flags whose os-traits name is not the flag in
+# capitals without underscores.
+_X86_FLAG_TRAITS = {
+    'aes': 'AESNI', 'fma': 'FMA3', 'bmi1': 'BMI', 'sha_ni': 'SHA',
+    'pclmulqdq': 'CLMUL', 'pni': 'SSE3', 'md_clear': 'INTEL_MD_CLEAR',
+    'pcid': 'INTEL_PCID', 'rtm': 'TSX',
+}
+_TRAIT_PREFIXES = {'x86_64': 'HW_CPU_X86_', 'i686': 'HW_CPU_X86_',
+                   'aarch64': 'HW_CPU_AARCH64_'}
+# The traits of the host's CPU: the reporter owns those, and leaves the
+# others of the provider (an operator's CUSTOM_ ones) as they are.
+CPU_TRAIT_PREFIX = 'HW_CPU_'
+
+
+def cpu_traits(architecture, flags):
+    """The os-traits of a CPU's flags; those os-traits does not name go."""
+    prefix = _TRAIT_PREFIXES.get(architecture)
+    if prefix is None:
+        return set()
+    known = set(os_traits.get_traits(prefix))
+    names = set()
+    for flag in flags:
+        name = _X86_FLAG_TRAITS.get(flag) if prefix == 'HW_CPU_X86_' else None
+        names.add(prefix + (name or flag.upper().replace('_', '')))
+    return names & known
+
+
+def pci_class(vendor_id, product_id):
+    """The custom resource class of a PCI device of that vendor, product."""
+    return 'CUSTOM_PCI_%s_%s' % (vendor_id.upper(), product_id.upper())
+
+
 def inventory_of(node):
     """The Placement inventories of a ComputeNode, from [compute].
 
-    A class the host has none of (0 CPUs, no disk read) is left out.
+    A class the host has none of (0 CPUs, no disk read) is left out. Its
+    PCI devices are a class (``pci_class``) of each vendor and product.
     """
     conf = CONF.compute
     amounts = (
@@ -44,6 +81,13 @@ def inventory_of(node):
          math.ceil(conf.reserved_host_disk_mb / 1024),
          conf.disk_allocation_ratio),
     )
+    devices = collections.Counter()
+    for pool in (node.pci_device_pools.objects
+                 if node.obj_attr_is_set('pci_device_pools') and
+                 node.pci_device_pools else ()):
+        devices[pci_class(pool.vendor_id, pool.product_id)] += pool.count
+    amounts += tuple((rc, count, 0, 1.0)
+                     for rc, count in sorted(devices.items()))
     return {rc: {'total': total, 'reserved': reserved, 'min_unit': 1,
                  'max_unit': total, 'step_size': 1,
                  'allocation_ratio': ratio}
@@ -56,15 +100,23 @@ class Reporter(object):
     def __init__(self, client):
         self.client = client
 
-    def report(self, node, containers):
+    def report(self, node, containers, cpu_flags=None):
         """Bring Placement in line with ``node`` and ``containers``.
 
         ``containers`` None (a driver that cannot know them): the
-        provider and its inventory only, no audit.
+        provider and its inventory only, no audit. ``cpu_flags`` None
+        (not read): the provider's traits are left as they are.
         """
         provider = node.uuid
         self.client.ensure_provider(provider, node.hostname)
-        self.client.set_inventory(provider, inventory_of(node))
+        inventories = inventory_of(node)
+        self.client.ensure_resource_classes(
+            rc for rc in inventories if rc.startswith('CUSTOM_'))
+        self.client.set_inventory(provider, inventories)
+        if cpu_flags is not None:
+            self.client.set_traits(
+                provider, cpu_traits(node.architecture, cpu_flags),
+                keep=lambda trait: not trait.startswith(CPU_TRAIT_PREFIX))
         if containers is not None:
             self.audit(provider, containers)
 

@@ -222,7 +222,9 @@ class ResourceTracker:
         if self.reporter is not None:
             # After the node is stored: Placement only ever hears of a
             # host that the database has.
-            self.reporter.report(node, self.container_driver.list_containers())
+            self.reporter.report(
+                node, self.container_driver.list_containers(),
+                cpu_flags=caps.cpu.flags if caps.cpu is not None else None)
         return node
 
     def _probe(self):

@@ -94,6 +94,22 @@ class ReportTests(object):
         self.assertEqual({web.uuid, db.uuid},
                          set(other.provider_allocations(self.node.uuid)))
 
+        # The CPU's traits, beside an operator's; PCI devices as classes.
+        other._request('PUT', '/traits/CUSTOM_RACK_7')
+        other.set_traits(self.node.uuid, {'CUSTOM_RACK_7'})
+        self.node.architecture = 'x86_64'
+        self.node.pci_device_pools = objects.PciDevicePoolList(objects=[
+            objects.PciDevicePool(vendor_id='8086', product_id='1572',
+                                  numa_node=0, count=2, tags={})])
+        self.reporter.report(self.node, [web, db],
+                             cpu_flags=('avx2', 'sse4_2', 'fpu'))
+        reader = placement_client.ReportClient()
+        self.assertEqual(
+            {'CUSTOM_RACK_7', 'HW_CPU_X86_AVX2', 'HW_CPU_X86_SSE42'},
+            reader.get_traits(self.node.uuid))
+        self.assertEqual(2, reader.read_provider(self.node.uuid)[
+            'inventories']['CUSTOM_PCI_8086_1572']['total'])
+
         # The containers go.
         self.reporter.report(self.node, [])
         self.assertEqual({}, other.provider_allocations(self.node.uuid))

@@ -286,6 +286,43 @@ class TestReporter(base.TestCase):
         self.assertEqual(8, self.client.read_provider(self.node.uuid)[
             'inventories']['VCPU']['total'])
 
+    def test_cpu_flags_are_traits_and_an_operators_traits_stay(self):
+        self.node.architecture = 'x86_64'
+        self.reporter.report(self.node, [], cpu_flags=('avx2', 'fpu'))
+        self.assertEqual({'HW_CPU_X86_AVX2'},
+                         self.client.get_traits(self.node.uuid))
+        other = placement_client.ReportClient()
+        other._request('PUT', '/traits/CUSTOM_GOLD')
+        other.set_traits(self.node.uuid, {'HW_CPU_X86_AVX2', 'CUSTOM_GOLD'})
+
+        # The CPU changed (a new host under the same name); the
+        # reporter's client is told the provider moved on (409) and
+        # reads it again.
+        self.reporter.report(self.node, [], cpu_flags=('sse4_2', 'aes'))
+        self.assertEqual(
+            {'CUSTOM_GOLD', 'HW_CPU_X86_SSE42', 'HW_CPU_X86_AESNI'},
+            placement_client.ReportClient().get_traits(self.node.uuid))
+        del self.requests[:]
+        self.reporter.report(self.node, [], cpu_flags=('sse4_2', 'aes'))
+        self.assertEqual([], writes(self.requests))
+
+    def test_pci_devices_are_a_custom_class_each(self):
+        self.node.pci_device_pools = objects.PciDevicePoolList(objects=[
+            objects.PciDevicePool(vendor_id='8086', product_id='1572',
+                                  numa_node=0, count=2, tags={}),
+            objects.PciDevicePool(vendor_id='8086', product_id='1572',
+                                  numa_node=1, count=2, tags={}),
+            objects.PciDevicePool(vendor_id='10de', product_id='1db4',
+                                  numa_node=None, count=1, tags={}),
+        ])
+        self.reporter.report(self.node, [])
+        inventories = self.client.read_provider(self.node.uuid)[
+            'inventories']
+        self.assertEqual(
+            {'CUSTOM_PCI_8086_1572': 4, 'CUSTOM_PCI_10DE_1DB4': 1},
+            {rc: inv['total'] for rc, inv in inventories.items()
+             if rc.startswith('CUSTOM_')})
+
     def test_a_driver_that_cannot_know_its_containers_makes_no_audit(self):
         self.reporter.report(self.node, [])
         stranger = str(uuid.uuid4())
@@ -296,6 +333,24 @@ class TestReporter(base.TestCase):
             self.node, container.fake.FakeContainerDriver().list_containers())
         self.assertEqual({stranger: {'VCPU': 2}},
                          self.client.provider_allocations(self.node.uuid))
+
+
+class TestCPUTraits(base.TestCase):
+
+    def test_flags_as_os_traits_names(self):
+        self.assertEqual(
+            {'HW_CPU_X86_AVX2', 'HW_CPU_X86_SSE42', 'HW_CPU_X86_AESNI',
+             'HW_CPU_X86_SSE3', 'HW_CPU_X86_FMA3', 'HW_CPU_X86_AVX512VNNI'},
+            placement_report.cpu_traits('x86_64', (
+                'avx2', 'sse4_2', 'aes', 'pni', 'fma', 'avx512_vnni', 'fpu',
+                'ht')))
+        self.assertEqual(
+            {'HW_CPU_AARCH64_FP', 'HW_CPU_AARCH64_ASIMD',
+             'HW_CPU_AARCH64_AES'},
+            placement_report.cpu_traits('aarch64',
+                                        ('fp', 'asimd', 'aes', 'bogus')))
+        self.assertEqual(set(), placement_report.cpu_traits(
+            'riscv64', ('a', 'c')))
 
 
 class TestManagerReports(base.TestCase):
