@@ -320,6 +320,14 @@ class ReportClient(object):
                        state['inventories'], set(doc['traits']))
         return True
 
+    def get_aggregates(self, uuid):
+        """The uuids of the provider's aggregates, a set (not remembered)."""
+        path = '/resource_providers/%s/aggregates' % uuid
+        resp = self._request('GET', path)
+        if resp.status_code != 200:
+            raise self._failed('GET', path, resp)
+        return set(resp.json()['aggregates'])
+
     def ensure_resource_classes(self, names):
         """Make the custom resource classes ``names`` that are missing."""
         for name in sorted(set(names) - self._classes):

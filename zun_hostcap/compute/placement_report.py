@@ -19,6 +19,7 @@ but the client's memory of the provider: a run that failed half-way
 
 import collections
 import math
+import uuid
 
 import os_traits
 from oslo_log import log as logging
@@ -68,8 +69,9 @@ def pci_class(vendor_id, product_id):
 def inventory_of(node):
     """The Placement inventories of a ComputeNode, from [compute].
 
-    A class the host has none of (0 CPUs, no disk read) is left out. Its
-    PCI devices are a class (``pci_class``) of each vendor and product.
+    A class the host has none of (0 CPUs, no disk read) is left out, and
+    DISK_GB with a ``[compute] shared_disk_provider``. Its PCI devices
+    are a class (``pci_class``) of each vendor and product.
     """
     conf = CONF.compute
     amounts = (
@@ -77,10 +79,12 @@ def inventory_of(node):
          conf.cpu_allocation_ratio),
         ('MEMORY_MB', node.mem_total, conf.reserved_host_memory_mb,
          conf.ram_allocation_ratio),
-        ('DISK_GB', node.disk_total,
-         math.ceil(conf.reserved_host_disk_mb / 1024),
-         conf.disk_allocation_ratio),
     )
+    if not conf.shared_disk_provider:
+        # Else the disk is the shared provider's.
+        amounts += (('DISK_GB', node.disk_total,
+                     math.ceil(conf.reserved_host_disk_mb / 1024),
+                     conf.disk_allocation_ratio),)
     devices = collections.Counter()
     for pool in (node.pci_device_pools.objects
                  if node.obj_attr_is_set('pci_device_pools') and
@@ -94,11 +98,28 @@ def inventory_of(node):
             for rc, total, reserved, ratio in amounts if total}
 
 
+def shared_disk_provider():
+    """The uuid of [compute] shared_disk_provider, or None."""
+    value = CONF.compute.shared_disk_provider
+    return str(uuid.UUID(value)) if value else None
+
+
+def split_claim(claim, host, pool):
+    """{provider: {class: amount}} of a claim: its disk on ``pool``."""
+    allocations = {host: {rc: n for rc, n in claim.items()
+                          if pool is None or rc != 'DISK_GB'}}
+    if pool is not None and claim.get('DISK_GB'):
+        allocations[pool] = {'DISK_GB': claim['DISK_GB']}
+    return {rp: amounts for rp, amounts in allocations.items() if amounts}
+
+
 class Reporter(object):
     """Reports one host's provider and its containers' allocations."""
 
     def __init__(self, client):
         self.client = client
+        # The shared disk provider checked (once: it costs three GETs).
+        self._checked_pool = None
 
     def report(self, node, containers, cpu_flags=None):
         """Bring Placement in line with ``node`` and ``containers``.
@@ -117,19 +138,51 @@ class Reporter(object):
             self.client.set_traits(
                 provider, cpu_traits(node.architecture, cpu_flags),
                 keep=lambda trait: not trait.startswith(CPU_TRAIT_PREFIX))
+        pool = shared_disk_provider()
+        if pool is not None:
+            self._check_pool(provider, pool)
         if containers is not None:
-            self.audit(provider, containers)
+            self.audit(provider, containers, pool)
 
-    def audit(self, provider, containers):
+    def _check_pool(self, provider, pool):
+        """Warn of a shared disk provider set up wrong (checked once)."""
+        if self._checked_pool == pool:
+            return
+        problems = []
+        if 'MISC_SHARES_VIA_AGGREGATE' not in self.client.get_traits(pool):
+            problems.append('it has no MISC_SHARES_VIA_AGGREGATE trait')
+        if not (self.client.get_aggregates(pool) &
+                self.client.get_aggregates(provider)):
+            problems.append('it is in no aggregate with this host')
+        self._checked_pool = pool
+        if problems:
+            LOG.warning('[compute] shared_disk_provider %(pool)s: %(what)s, '
+                        'so schedulers will not see its disk as this '
+                        'host\'s; the containers\' disk claims are '
+                        'allocated on it all the same.',
+                        {'pool': pool, 'what': ' and '.join(problems)})
+
+    def audit(self, provider, containers, pool=None):
         """Allocations on ``provider`` exactly the claims of ``containers``.
+
+        With a shared disk ``pool``, their disk is allocated on it, and
+        its allocations are read too. A consumer that is no container of
+        this host is deleted if it holds some of ``provider``: one that
+        holds only disk of the pool may be another host's.
 
         :returns: (written, deleted) consumer uuids.
         """
-        held = self.client.provider_allocations(provider)
+        held = {consumer: {provider: amounts} for consumer, amounts in
+                self.client.provider_allocations(provider).items()}
+        if pool is not None:
+            for consumer, amounts in self.client.provider_allocations(
+                    pool).items():
+                held.setdefault(consumer, {})[pool] = amounts
         written, deleted = [], []
         for container in containers:
             claim = container.claim
-            if held.get(container.uuid, {}) == claim:
+            wanted = split_claim(claim, provider, pool)
+            if held.get(container.uuid, {}) == wanted:
                 continue
             if not claim:
                 # Limits all taken off: it holds nothing of this host.
@@ -137,7 +190,7 @@ class Reporter(object):
                 deleted.append(container.uuid)
                 continue
             self.client.put_allocations(
-                container.uuid, {provider: claim},
+                container.uuid, wanted,
                 container.project_id or UNKNOWN_OWNER,
                 container.user_id or UNKNOWN_OWNER)
             written.append(container.uuid)
@@ -147,7 +200,9 @@ class Reporter(object):
                       'claim': ', '.join('%s %d' % item for item in
                                          sorted(claim.items()))})
         existing = {container.uuid for container in containers}
-        for consumer in sorted(set(held) - existing):
+        for consumer in sorted(consumer for consumer in held
+                               if consumer not in existing and
+                               provider in held[consumer]):
             self.client.delete_allocations(consumer)
             deleted.append(consumer)
             LOG.info('Deleted the allocations of %s on this host: no '

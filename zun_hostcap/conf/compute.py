@@ -84,6 +84,16 @@ compute_opts = [
                  min=0.0,
                  help='The allocation_ratio of this host\'s DISK_GB '
                       'inventory in Placement.'),
+    cfg.StrOpt('shared_disk_provider',
+               regex=r'^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?'
+                     r'[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$',
+               help='The uuid of a Placement resource provider of shared '
+                    'storage (a pool with DISK_GB inventory and the '
+                    'MISC_SHARES_VIA_AGGREGATE trait, in an aggregate with '
+                    'this host\'s provider) that this host\'s containers '
+                    'store their disks on. Set, the host reports no '
+                    'DISK_GB of its own and its containers\' disk claims '
+                    'are allocations on that provider.'),
     cfg.IntOpt('resource_provider_refresh_interval',
                default=300,
                min=0,

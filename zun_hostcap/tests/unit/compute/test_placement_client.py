@@ -203,6 +203,8 @@ class TestReporter(base.TestCase):
         url, self.requests = serve(self,
                                    placement_app.setup_standalone_app())
         test_utils.use_placement(self, url)
+        self.logs = self.useFixture(fixtures.FakeLogger(
+            name='zun_hostcap', level=logging.INFO))
         self.reporter = placement_report.Reporter(
             placement_client.ReportClient())
         self.node = objects.ComputeNode(
@@ -322,6 +324,61 @@ class TestReporter(base.TestCase):
             {'CUSTOM_PCI_8086_1572': 4, 'CUSTOM_PCI_10DE_1DB4': 1},
             {rc: inv['total'] for rc, inv in inventories.items()
              if rc.startswith('CUSTOM_')})
+
+    def _pool(self, shares=True, aggregate=None):
+        """A shared storage provider with DISK_GB; its uuid."""
+        pool = str(uuid.uuid4())
+        self.client.ensure_provider(pool, 'pool-' + pool[:8])
+        self.client.set_inventory(pool, {'DISK_GB': {'total': 1000}})
+        if shares:
+            self.client.set_traits(pool, {'MISC_SHARES_VIA_AGGREGATE'})
+        if aggregate:
+            for rp in (pool, self.node.uuid):
+                generation = self.client.read_provider(rp)['generation']
+                self.client._request(
+                    'PUT', '/resource_providers/%s/aggregates' % rp,
+                    {'aggregates': [aggregate],
+                     'resource_provider_generation': generation})
+        return pool
+
+    def test_disk_claims_land_on_the_shared_disk_provider(self):
+        self.node.disk_total = 500
+        self.client.ensure_provider(self.node.uuid, self.node.hostname)
+        pool = self._pool(aggregate=str(uuid.uuid4()))
+        self.flags(group='compute', shared_disk_provider=pool)
+        web = self.container(cpus=1, disk_gb=10)
+        files = self.container(disk_gb=5)
+        self.reporter.report(self.node, [web, files])
+
+        # The host has no disk of its own.
+        self.assertNotIn('DISK_GB', placement_client.ReportClient(
+            ).read_provider(self.node.uuid)['inventories'])
+        usages = self.client._request(
+            'GET', '/resource_providers/%s/usages' % pool).json()
+        self.assertEqual({'DISK_GB': 15}, usages['usages'])
+        self.assertEqual((1, {self.node.uuid: {'VCPU': 1},
+                              pool: {'DISK_GB': 10}}),
+                         self.client.get_allocations(web.uuid))
+        self.assertNotIn('shared_disk_provider', self.logs.output)
+
+        # Unchanged: the audit reads both providers, writes nothing.
+        del self.requests[:]
+        self.reporter.report(self.node, [web, files])
+        self.assertEqual([], writes(self.requests))
+
+        # web goes: its allocations on both go.
+        self.reporter.report(self.node, [files])
+        self.assertEqual({}, self.client.get_allocations(web.uuid)[1])
+
+    def test_a_shared_disk_provider_set_up_wrong_is_one_warning(self):
+        self.client.ensure_provider(self.node.uuid, self.node.hostname)
+        pool = self._pool(shares=False)
+        self.flags(group='compute', shared_disk_provider=pool.upper())
+        self.reporter.report(self.node, [self.container(disk_gb=1)])
+        self.reporter.report(self.node, [self.container(disk_gb=1)])
+        self.assertEqual(1, self.logs.output.count(
+            'it has no MISC_SHARES_VIA_AGGREGATE trait and it is in no '
+            'aggregate with this host'))
 
     def test_a_driver_that_cannot_know_its_containers_makes_no_audit(self):
         self.reporter.report(self.node, [])
