@@ -22,6 +22,7 @@ def create_service(conductor_api=None):
     :param conductor_api: its conductor client; by default one over RPC.
     """
     return zun_service.Service(BINARY, manager.ComputeManager(),
+                               topic=CONF.compute.topic,
                                use_conductor=True,
                                conductor_api=conductor_api)
 

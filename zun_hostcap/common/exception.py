@@ -137,6 +137,11 @@ class PlacementRequestFailed(ZunHostcapException):
     msg_fmt = 'Placement refused %(method)s %(path)s (%(status)s): %(detail)s'
 
 
+class ClaimFailed(ZunHostcapException):
+    msg_fmt = 'No room for %(consumer)s on host %(host)s: %(reason)s'
+    code = 409
+
+
 class ContainerRuntimeUnavailable(ZunHostcapException):
     msg_fmt = ('The container runtime at %(url)s cannot be reached: '
                '%(reason)s')

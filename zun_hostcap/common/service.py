@@ -323,7 +323,10 @@ class Service(service.Service):
         self._try_register(context)
         if self.topic:
             target = messaging.Target(topic=self.topic, server=self.host)
-            self._rpc_server = rpc.get_server(target, [self.manager])
+            # A manager may serve only some of its methods over RPC.
+            endpoints = getattr(self.manager, 'rpc_endpoints', None)
+            self._rpc_server = rpc.get_server(target,
+                                              endpoints or [self.manager])
             self._rpc_server.start()
         self.tg.add_timer(CONF.report_interval, self.report_state,
                           initial_delay=CONF.report_interval)

@@ -27,6 +27,26 @@ def load_host_driver():
         disk_path=CONF.compute.disk_path)
 
 
+class ClaimsEndpoint(object):
+    """The compute RPC API (see compute/rpcapi.py) of one host."""
+
+    target = messaging.Target(version='1.0')
+
+    def __init__(self, tracker):
+        self.tracker = tracker
+
+    @messaging.expected_exceptions(exception.ClaimFailed)
+    def claim(self, context, consumer_uuid, resources, project_id=None,
+              user_id=None):
+        self.tracker.claim(consumer_uuid, resources, project_id, user_id)
+
+    def abort_claim(self, context, consumer_uuid):
+        return self.tracker.release_claim(consumer_uuid)
+
+    def drop_claim(self, context, consumer_uuid):
+        return self.tracker.release_claim(consumer_uuid)
+
+
 class ComputeManager(periodic_task.PeriodicTasks):
     """Keeps this host's capabilities current in the database."""
 
@@ -50,6 +70,11 @@ class ComputeManager(periodic_task.PeriodicTasks):
                       if report_client is not None else None))
         # Failed runs of the periodic task since the last one that worked.
         self._failed_updates = 0
+
+    @property
+    def rpc_endpoints(self):
+        """What the compute RPC server serves: the claims only."""
+        return [ClaimsEndpoint(self.resource_tracker)]
 
     def _apply_update_interval(self):
         # The decorator's spacing is fixed at import time, before the

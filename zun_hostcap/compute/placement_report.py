@@ -121,12 +121,13 @@ class Reporter(object):
         # The shared disk provider checked (once: it costs three GETs).
         self._checked_pool = None
 
-    def report(self, node, containers, cpu_flags=None):
+    def report(self, node, containers, cpu_flags=None, claimed=None):
         """Bring Placement in line with ``node`` and ``containers``.
 
         ``containers`` None (a driver that cannot know them): the
         provider and its inventory only, no audit. ``cpu_flags`` None
         (not read): the provider's traits are left as they are.
+        ``claimed``: see ``audit``.
         """
         provider = node.uuid
         self.client.ensure_provider(provider, node.hostname)
@@ -142,7 +143,20 @@ class Reporter(object):
         if pool is not None:
             self._check_pool(provider, pool)
         if containers is not None:
-            self.audit(provider, containers, pool)
+            self.audit(provider, containers, pool, claimed)
+
+    def claim(self, provider, consumer_uuid, resources, project_id,
+              user_id):
+        """Allocate ``resources`` on ``provider`` for a container to come.
+
+        Its disk goes to the shared disk provider, as the audit puts it.
+
+        :raises PlacementRequestFailed: no room (Placement's reason).
+        """
+        self.client.put_allocations(
+            consumer_uuid,
+            split_claim(resources, provider, shared_disk_provider()),
+            project_id or UNKNOWN_OWNER, user_id or UNKNOWN_OWNER)
 
     def _check_pool(self, provider, pool):
         """Warn of a shared disk provider set up wrong (checked once)."""
@@ -162,7 +176,7 @@ class Reporter(object):
                         'allocated on it all the same.',
                         {'pool': pool, 'what': ' and '.join(problems)})
 
-    def audit(self, provider, containers, pool=None):
+    def audit(self, provider, containers, pool=None, claimed=None):
         """Allocations on ``provider`` exactly the claims of ``containers``.
 
         With a shared disk ``pool``, their disk is allocated on it, and
@@ -170,6 +184,10 @@ class Reporter(object):
         this host is deleted if it holds some of ``provider``: one that
         holds only disk of the pool may be another host's.
 
+        :param claimed: a callable giving the consumer uuids of claims
+            whose container is still to come: they are left alone. Asked
+            after the allocations are read, so that a claim written
+            meanwhile is among them.
         :returns: (written, deleted) consumer uuids.
         """
         held = {consumer: {provider: amounts} for consumer, amounts in
@@ -178,6 +196,7 @@ class Reporter(object):
             for consumer, amounts in self.client.provider_allocations(
                     pool).items():
                 held.setdefault(consumer, {})[pool] = amounts
+        in_flight = claimed() if claimed is not None else set()
         written, deleted = [], []
         for container in containers:
             claim = container.claim
@@ -202,6 +221,7 @@ class Reporter(object):
         existing = {container.uuid for container in containers}
         for consumer in sorted(consumer for consumer in held
                                if consumer not in existing and
+                               consumer not in in_flight and
                                provider in held[consumer]):
             self.client.delete_allocations(consumer)
             deleted.append(consumer)

@@ -16,6 +16,7 @@ WARNING, its recovery one INFO line; in between only DEBUG.
 """
 
 import collections
+import threading
 
 from oslo_log import log as logging
 
@@ -187,6 +188,10 @@ class ResourceTracker:
         self.granularity_percent = granularity_percent
         # A placement_report.Reporter, or None: no Placement to tell.
         self.reporter = reporter
+        # Claims whose container is still to come: consumer uuid -> the
+        # resources claimed. Written by RPC threads, read by the audit.
+        self._claims = {}
+        self._claims_lock = threading.Lock()
         self.compute_node = None
         # Part -> its SourceError, for the parts failing since we warned.
         self.unreadable_parts = {}
@@ -222,10 +227,86 @@ class ResourceTracker:
         if self.reporter is not None:
             # After the node is stored: Placement only ever hears of a
             # host that the database has.
+            containers = self.container_driver.list_containers()
             self.reporter.report(
-                node, self.container_driver.list_containers(),
-                cpu_flags=caps.cpu.flags if caps.cpu is not None else None)
+                node, containers,
+                cpu_flags=caps.cpu.flags if caps.cpu is not None else None,
+                claimed=self.claimed)
+            self._settle_claims(containers)
         return node
+
+    # Claims: room asked for a container that the runtime has yet to run.
+
+    def claimed(self):
+        """The consumer uuids of the claims still waiting for a container."""
+        with self._claims_lock:
+            return set(self._claims)
+
+    def _settle_claims(self, containers):
+        # A claim's container exists: its own limits are its claim now.
+        if containers is None:
+            return
+        with self._claims_lock:
+            for container in containers:
+                self._claims.pop(container.uuid, None)
+
+    def claim(self, consumer_uuid, resources, project_id=None, user_id=None):
+        """Allocate ``resources`` on this host for a container to come.
+
+        :raises ClaimFailed: no room (Placement's reason), or no
+            Placement to claim in; nothing is left claimed.
+        """
+        node = self.compute_node
+        reason = None
+        if self.reporter is None:
+            reason = ('this host reports to no Placement ([placement] '
+                      'auth_type is not set)')
+        elif node is None:
+            reason = 'this host is not stored yet'
+        if reason:
+            raise exception.ClaimFailed(consumer=consumer_uuid,
+                                        host=self.host, reason=reason)
+        # Known before it is written: the audit must not take it for a
+        # stranger's.
+        with self._claims_lock:
+            self._claims[consumer_uuid] = dict(resources)
+        try:
+            self.reporter.claim(node.uuid, consumer_uuid, resources,
+                                project_id, user_id)
+        except (exception.PlacementRequestFailed,
+                exception.PlacementServiceUnavailable,
+                exception.PlacementServiceTooOld) as err:
+            with self._claims_lock:
+                self._claims.pop(consumer_uuid, None)
+            raise exception.ClaimFailed(consumer=consumer_uuid,
+                                        host=self.host,
+                                        reason=exception.one_line(err))
+        LOG.info('Claimed %(resources)s for %(consumer)s',
+                 {'consumer': consumer_uuid,
+                  'resources': ', '.join('%s %d' % item for item in
+                                         sorted(resources.items()))})
+
+    def release_claim(self, consumer_uuid):
+        """Delete the allocations of a claim (or of its container).
+
+        :returns: whether Placement had any. If Placement cannot be
+            reached they are left to the audit, which deletes them once
+            no container has the uuid.
+        """
+        with self._claims_lock:
+            self._claims.pop(consumer_uuid, None)
+        if self.reporter is None:
+            return False
+        try:
+            return self.reporter.client.delete_allocations(consumer_uuid)
+        except (exception.PlacementRequestFailed,
+                exception.PlacementServiceUnavailable,
+                exception.PlacementServiceTooOld) as err:
+            LOG.warning('The allocations of %(consumer)s are left to the '
+                        'audit: %(error)s',
+                        {'consumer': consumer_uuid,
+                         'error': exception.one_line(err)})
+            return False
 
     def _probe(self):
         try:

@@ -18,6 +18,11 @@ compute_opts = [
                     'unchanged host costs no RPC call and no database '
                     'write, so a short interval is cheap. SIGHUP applies a '
                     'new value from the next run on.'),
+    cfg.StrOpt('topic',
+               default='zun-hostcap-compute',
+               help='RPC topic the compute services listen on, each under '
+                    'its host name: what asks a host for room for a '
+                    'container (claims) sends there.'),
     cfg.StrOpt('os_capability_driver',
                default='linux',
                choices=[('linux', 'Probe the local Linux host.'),

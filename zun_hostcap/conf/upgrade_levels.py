@@ -14,6 +14,10 @@ upgrade_levels_opts = [
                help='Highest conductor RPC API version to send, such as '
                     '"1.0", or a release name known to this code. Unset '
                     'means the newest this code knows.'),
+    cfg.StrOpt('compute',
+               help='Highest compute RPC API version to send (claims), such '
+                    'as "1.0", or a release name known to this code. Unset '
+                    'means the newest this code knows.'),
 ]
 
 

@@ -11,18 +11,23 @@ import threading
 import uuid
 
 import fixtures
+import oslo_messaging as messaging
 
 from zun_hostcap.api.placement import app as placement_app
 from zun_hostcap.api import server
 from zun_hostcap.common import exception
+from zun_hostcap.common import rpc
 from zun_hostcap.compute import container
 from zun_hostcap.compute.container import base as container_base
 from zun_hostcap.compute import manager
 from zun_hostcap.compute import placement_client
 from zun_hostcap.compute import placement_report
+from zun_hostcap.compute import resource_tracker
+from zun_hostcap.compute import rpcapi as compute_rpcapi
 from zun_hostcap import objects
 from zun_hostcap.os_capability import fake as fake_host
 from zun_hostcap.tests import base
+from zun_hostcap.tests import fixtures as zfixtures
 from zun_hostcap.tests import gabbi_fixtures
 from zun_hostcap.tests import utils as test_utils
 
@@ -457,3 +462,86 @@ class TestManagerReports(base.TestCase):
         compute.update_available_resource(self.context)
         state = placement_client.ReportClient().read_provider(node.uuid)
         self.assertEqual(node.cpus, state['inventories']['VCPU']['total'])
+
+
+class TestClaims(base.TestCase):
+    """Claims over the compute RPC API (in-process transport)."""
+
+    def setUp(self):
+        super().setUp()
+        gabbi_fixtures.use(self, gabbi_fixtures.PlacementFixture)
+        url, self.requests = serve(self,
+                                   placement_app.setup_standalone_app())
+        test_utils.use_placement(self, url)
+        self.useFixture(zfixtures.RPC(self.conf))
+        self.containers = container.fake.FakeContainerDriver(containers=[])
+        self.tracker = resource_tracker.ResourceTracker(
+            'compute-1', fake_host.FakeDriver(
+                fake_host.sample_capabilities()), self.containers,
+            reporter=placement_report.Reporter(
+                placement_client.ReportClient()))
+        self.tracker.update_available_resource(self.context)
+        self.provider = self.tracker.compute_node.uuid
+        server = rpc.get_server(
+            messaging.Target(topic=self.conf.compute.topic,
+                             server='compute-1'),
+            [manager.ClaimsEndpoint(self.tracker)])
+        server.start()
+        self.addCleanup(server.wait)
+        self.addCleanup(server.stop)
+        self.client = placement_client.ReportClient()
+
+    def test_a_claim_is_an_allocation_the_audit_keeps(self):
+        consumer = str(uuid.uuid4())
+        compute_rpcapi.ComputeAPI().claim(
+            self.context, 'compute-1', consumer, {'VCPU': 2, 'MEMORY_MB': 256},
+            PROJECT, USER)
+        self.assertEqual({consumer: {'VCPU': 2, 'MEMORY_MB': 256}},
+                         self.client.provider_allocations(self.provider))
+        # The container is still to come: the audit leaves the claim.
+        self.tracker.update_available_resource(self.context)
+        self.assertEqual({consumer}, set(
+            self.client.provider_allocations(self.provider)))
+        self.assertEqual({consumer}, self.tracker.claimed())
+
+        # It runs, with its own limits: they are its allocation now.
+        self.containers.set_containers([container_base.Container(
+            consumer, 'web', container_base.RUNNING, cpus=1, memory_mb=256,
+            project_id=PROJECT, user_id=USER)])
+        self.tracker.update_available_resource(self.context)
+        self.assertEqual({consumer: {'VCPU': 1, 'MEMORY_MB': 256}},
+                         self.client.provider_allocations(self.provider))
+        self.assertEqual(set(), self.tracker.claimed())
+
+    def test_no_room_is_claim_failed_with_placements_reason(self):
+        consumer = str(uuid.uuid4())
+        err = self.assertRaises(
+            exception.ClaimFailed, compute_rpcapi.ComputeAPI().claim,
+            self.context, 'compute-1', consumer, {'VCPU': 100000},
+            PROJECT, USER)
+        self.assertIn('No room for %s on host compute-1' % consumer,
+                      str(err))
+        self.assertIn('(409)', str(err))
+        self.assertEqual({}, self.client.provider_allocations(self.provider))
+        self.assertEqual(set(), self.tracker.claimed())
+
+    def test_abort_and_drop_release_the_allocation(self):
+        compute = compute_rpcapi.ComputeAPI()
+        kept, dropped = str(uuid.uuid4()), str(uuid.uuid4())
+        for consumer in (kept, dropped):
+            compute.claim(self.context, 'compute-1', consumer, {'VCPU': 1},
+                          None, None)
+        self.assertTrue(compute.abort_claim(self.context, 'compute-1', kept))
+        self.assertTrue(compute.drop_claim(self.context, 'compute-1',
+                                           dropped))
+        self.assertFalse(compute.drop_claim(self.context, 'compute-1',
+                                            dropped))
+        self.assertEqual({}, self.client.provider_allocations(self.provider))
+        self.assertEqual(set(), self.tracker.claimed())
+
+    def test_a_release_name_caps_the_version(self):
+        self.flags(group='upgrade_levels', compute='2026.2')
+        compute = compute_rpcapi.ComputeAPI()
+        self.assertTrue(compute.client.can_send_version('1.0'))
+        compute.claim(self.context, 'compute-1', str(uuid.uuid4()),
+                      {'VCPU': 1}, None, None)
