@@ -115,7 +115,39 @@ class ReportTests(object):
         self.assertEqual({}, other.provider_allocations(self.node.uuid))
 
 
-class TestAgainstOurPlacement(ReportTests, test_base.TestCase):
+class SharedDiskTests(object):
+    """A shared-disk host, against ours and against Placement."""
+
+    def test_disk_claims_land_on_the_sharing_provider(self):
+        admin = placement_client.ReportClient()
+        pool, aggregate = str(uuid.uuid4()), str(uuid.uuid4())
+        admin.ensure_provider(pool, 'pool-%s' % pool[:8])
+        admin.set_inventory(pool, {'DISK_GB': {'total': 1000}})
+        admin.set_traits(pool, {'MISC_SHARES_VIA_AGGREGATE'})
+        admin.ensure_provider(self.node.uuid, self.node.hostname)
+        for rp in (pool, self.node.uuid):
+            generation = admin.read_provider(rp)['generation']
+            self.assertEqual(200, admin._request(
+                'PUT', '/resource_providers/%s/aggregates' % rp,
+                {'aggregates': [aggregate],
+                 'resource_provider_generation': generation}).status_code)
+        self.flags(group='compute', shared_disk_provider=pool)
+
+        web = self.container(cpus=1, memory_mb=64, disk_gb=10)
+        db = self.container(memory_mb=128, disk_gb=20)
+        self.reporter.report(self.node, [web, db])
+        usages = admin._request(
+            'GET', '/resource_providers/%s/usages' % pool).json()
+        self.assertEqual({'DISK_GB': 30}, usages['usages'])
+        self.assertNotIn('DISK_GB', admin.read_provider(
+            self.node.uuid)['inventories'])
+        self.assertEqual({self.node.uuid: {'VCPU': 1, 'MEMORY_MB': 64},
+                          pool: {'DISK_GB': 10}},
+                         admin.get_allocations(web.uuid)[1])
+
+
+class TestAgainstOurPlacement(ReportTests, SharedDiskTests,
+                              test_base.TestCase):
 
     def start_placement(self):
         tmp = self.useFixture(base.fixtures.TempDir()).path
@@ -134,7 +166,8 @@ class TestAgainstOurPlacement(ReportTests, test_base.TestCase):
         return url
 
 
-class TestAgainstOpenStackPlacement(ReportTests, test_base.TestCase):
+class TestAgainstOpenStackPlacement(ReportTests, SharedDiskTests,
+                                    test_base.TestCase):
 
     def start_placement(self):
         script = os.path.join(TOOLS, 'placement_peer.py')
