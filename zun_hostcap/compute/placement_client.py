@@ -170,6 +170,13 @@ class ReportClient(object):
                   'used': _version_text(version)})
         return version
 
+    def _get(self, path):
+        """The JSON document of a GET that must answer 200."""
+        resp = self._request('GET', path)
+        if resp.status_code != 200:
+            raise self._failed('GET', path, resp)
+        return resp.json()
+
     def _failed(self, method, path, resp):
         return exception.PlacementRequestFailed(
             method=method, path=path, status=resp.status_code,
@@ -283,11 +290,7 @@ class ReportClient(object):
                 method='GET', path='/resource_providers/%s/traits' % uuid,
                 status=404, detail='no such provider')
         if state['traits'] is None:
-            path = '/resource_providers/%s/traits' % uuid
-            resp = self._request('GET', path)
-            if resp.status_code != 200:
-                raise self._failed('GET', path, resp)
-            doc = resp.json()
+            doc = self._get('/resource_providers/%s/traits' % uuid)
             state = self._remember(uuid, doc['resource_provider_generation'],
                                    state['inventories'], set(doc['traits']))
         return set(state['traits'])
@@ -322,11 +325,8 @@ class ReportClient(object):
 
     def get_aggregates(self, uuid):
         """The uuids of the provider's aggregates, a set (not remembered)."""
-        path = '/resource_providers/%s/aggregates' % uuid
-        resp = self._request('GET', path)
-        if resp.status_code != 200:
-            raise self._failed('GET', path, resp)
-        return set(resp.json()['aggregates'])
+        return set(self._get('/resource_providers/%s/aggregates' %
+                             uuid)['aggregates'])
 
     def ensure_resource_classes(self, names):
         """Make the custom resource classes ``names`` that are missing."""
@@ -341,11 +341,7 @@ class ReportClient(object):
 
     def get_allocations(self, consumer_uuid):
         """(consumer generation or None, {provider uuid: {class: n}})."""
-        path = '/allocations/%s' % consumer_uuid
-        resp = self._request('GET', path)
-        if resp.status_code != 200:
-            raise self._failed('GET', path, resp)
-        doc = resp.json()
+        doc = self._get('/allocations/%s' % consumer_uuid)
         return doc.get('consumer_generation'), {
             rp: alloc['resources']
             for rp, alloc in doc.get('allocations', {}).items()}
@@ -393,12 +389,9 @@ class ReportClient(object):
 
     def provider_allocations(self, uuid):
         """{consumer uuid: {resource class: amount}} held on a provider."""
-        path = '/resource_providers/%s/allocations' % uuid
-        resp = self._request('GET', path)
-        if resp.status_code != 200:
-            raise self._failed('GET', path, resp)
+        doc = self._get('/resource_providers/%s/allocations' % uuid)
         return {consumer: alloc['resources'] for consumer, alloc in
-                resp.json().get('allocations', {}).items()}
+                doc.get('allocations', {}).items()}
 
 
 class _Conflict(Exception):

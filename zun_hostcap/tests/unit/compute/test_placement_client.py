@@ -66,6 +66,18 @@ def serve(test, application):
     return 'http://%s:%d' % service.address, seen
 
 
+def serve_placement(test):
+    """This project's Placement API served, and [placement] set to it.
+
+    noauth2 and a fresh database; returns its URL and the list of its
+    requests (see ``serve``).
+    """
+    gabbi_fixtures.use(test, gabbi_fixtures.PlacementFixture)
+    url, requests = serve(test, placement_app.setup_standalone_app())
+    test_utils.use_placement(test, url)
+    return url, requests
+
+
 def writes(requests):
     return [(method, path) for method, path in requests
             if method not in ('GET', 'HEAD')]
@@ -75,11 +87,7 @@ class TestReportClient(base.TestCase):
 
     def setUp(self):
         super().setUp()
-        # noauth2, a fresh database, the configuration read.
-        gabbi_fixtures.use(self, gabbi_fixtures.PlacementFixture)
-        self.url, self.requests = serve(
-            self, placement_app.setup_standalone_app())
-        test_utils.use_placement(self, self.url)
+        self.url, self.requests = serve_placement(self)
         self.client = placement_client.ReportClient()
         self.rp = str(uuid.uuid4())
 
@@ -204,10 +212,7 @@ class TestReporter(base.TestCase):
 
     def setUp(self):
         super().setUp()
-        gabbi_fixtures.use(self, gabbi_fixtures.PlacementFixture)
-        url, self.requests = serve(self,
-                                   placement_app.setup_standalone_app())
-        test_utils.use_placement(self, url)
+        _url, self.requests = serve_placement(self)
         self.logs = self.useFixture(fixtures.FakeLogger(
             name='zun_hostcap', level=logging.INFO))
         self.reporter = placement_report.Reporter(
@@ -469,10 +474,7 @@ class TestClaims(base.TestCase):
 
     def setUp(self):
         super().setUp()
-        gabbi_fixtures.use(self, gabbi_fixtures.PlacementFixture)
-        url, self.requests = serve(self,
-                                   placement_app.setup_standalone_app())
-        test_utils.use_placement(self, url)
+        _url, self.requests = serve_placement(self)
         self.useFixture(zfixtures.RPC(self.conf))
         self.containers = container.fake.FakeContainerDriver(containers=[])
         self.tracker = resource_tracker.ResourceTracker(
