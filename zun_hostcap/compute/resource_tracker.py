@@ -204,7 +204,10 @@ class ResourceTracker:
         """
         concurrency.log_once('resource tracker periodic task')
         caps = self._probe()
-        usage = self.container_driver.get_usage()
+        # Listed once a run: the usage and the audit count the same ones.
+        containers = (self.container_driver.list_containers()
+                      if self.reporter is not None else None)
+        usage = self.container_driver.get_usage(containers)
         node = self.compute_node
         if node is None:
             node = self._load(context)
@@ -227,7 +230,6 @@ class ResourceTracker:
         if self.reporter is not None:
             # After the node is stored: Placement only ever hears of a
             # host that the database has.
-            containers = self.container_driver.list_containers()
             self.reporter.report(
                 node, containers,
                 cpu_flags=caps.cpu.flags if caps.cpu is not None else None,

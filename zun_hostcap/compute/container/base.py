@@ -69,8 +69,12 @@ class ContainerDriver(abc.ABC):
     """A container runtime, as far as resource tracking needs it."""
 
     @abc.abstractmethod
-    def get_usage(self):
-        """Return a ContainerUsage of this host now."""
+    def get_usage(self, containers=None):
+        """Return a ContainerUsage of this host now.
+
+        :param containers: what ``list_containers()`` just answered, for
+            a driver that counts them, so that they are not listed twice.
+        """
 
     @abc.abstractmethod
     def list_containers(self):

@@ -157,8 +157,9 @@ class DockerDriver(base.ContainerDriver):
                 containers.append(container_of(attrs))
         return containers
 
-    def get_usage(self):
-        containers = self.list_containers()
+    def get_usage(self, containers=None):
+        if containers is None:
+            containers = self.list_containers()
         with self._reaching():
             info = self._api().info()
         return base.usage_of(

@@ -29,7 +29,7 @@ class FakeContainerDriver(base.ContainerDriver):
             self._usage = base.usage_of(self._containers,
                                         runtimes=self._usage.runtimes)
 
-    def get_usage(self):
+    def get_usage(self, containers=None):
         with self._lock:
             return self._usage
 
