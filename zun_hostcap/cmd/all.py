@@ -181,9 +181,18 @@ def placement_defaults(conf):
 
 
 def placement_endpoint(conf):
-    """After it is read: /placement of this process's own API address."""
+    """After it is read: /placement of this process's own API address.
+
+    Only for an API with noauth2: behind keystone, noauth2's token is no
+    token, and the reporting is off unless [placement] says how to
+    authenticate.
+    """
     if (conf.placement.auth_type != DEFAULT_PLACEMENT_AUTH or
             conf.placement.endpoint_override):
+        return
+    if conf.api.auth_strategy != 'noauth2':
+        if conf.placement.token == DEFAULT_PLACEMENT_TOKEN:
+            conf.set_default('auth_type', None, group='placement')
         return
     host = conf.api.host
     # A wildcard address is reached on the loopback.

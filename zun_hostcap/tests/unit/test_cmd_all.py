@@ -228,3 +228,36 @@ def _wait_for(condition, timeout=30):
             return value
         time.sleep(0.01)
     raise AssertionError('%s still false after %d s' % (condition, timeout))
+
+
+class TestPlacementDefaults(base.TestCase):
+    """The all-in-one's compute side reports to its own /placement."""
+
+    def _resolved(self, **api):
+        # As at each start of the process: no endpoint worked out yet.
+        self.conf.clear_default('endpoint_override', group='placement')
+        cmd_all.placement_defaults(self.conf)
+        self.flags(group='api', **dict({'auth_strategy': 'noauth2'}, **api))
+        cmd_all.placement_endpoint(self.conf)
+        placement = self.conf.placement
+        return (placement.auth_type, placement.token,
+                placement.endpoint_override)
+
+    def test_its_own_api_on_the_loopback(self):
+        self.assertEqual(
+            ('admin_token', 'admin', 'http://127.0.0.1:9518/placement'),
+            self._resolved(host='0.0.0.0', port=9518))
+        self.assertEqual('http://[::1]:8000/placement',
+                         self._resolved(host='::', port=8000)[2])
+        self.assertEqual('http://192.0.2.7:9518/placement',
+                         self._resolved(host='192.0.2.7', port=9518)[2])
+
+    def test_a_placement_section_wins(self):
+        self.flags(group='placement',
+                   endpoint_override='http://placement.example.com')
+        self.assertEqual('http://placement.example.com',
+                         self._resolved()[2])
+
+    def test_behind_keystone_nothing_is_assumed(self):
+        self.assertEqual((None, 'admin', None),
+                         self._resolved(auth_strategy='keystone'))
