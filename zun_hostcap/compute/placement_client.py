@@ -177,6 +177,27 @@ class ReportClient(object):
             raise self._failed('GET', path, resp)
         return resp.json()
 
+    def _put_provider(self, path, body):
+        """The JSON answer of a PUT that carries a provider's generation.
+
+        :raises _Conflict: the provider moved on (see ``_with_retries``).
+        """
+        resp = self._request('PUT', path, body)
+        if resp.status_code == 409 and _error_code(resp) == CONCURRENT_UPDATE:
+            raise _Conflict()
+        if resp.status_code != 200:
+            raise self._failed('PUT', path, resp)
+        return resp.json()
+
+    def _known_state(self, uuid, method, path):
+        """``_state`` of a provider that must exist, for ``method path``."""
+        state = self._state(uuid)
+        if state is None:
+            raise exception.PlacementRequestFailed(
+                method=method, path=path, status=404,
+                detail='no such provider')
+        return state
+
     def _failed(self, method, path, resp):
         return exception.PlacementRequestFailed(
             method=method, path=path, status=resp.status_code,
@@ -259,22 +280,13 @@ class ReportClient(object):
             API's defaults.
         :returns: whether anything was written.
         """
-        state = self._state(uuid)
-        if state is None:
-            raise exception.PlacementRequestFailed(
-                method='PUT', path='/resource_providers/%s/inventories' %
-                uuid, status=404, detail='no such provider')
+        path = '/resource_providers/%s/inventories' % uuid
+        state = self._known_state(uuid, 'PUT', path)
         if _same_inventories(state['inventories'], inventories):
             return False
-        path = '/resource_providers/%s/inventories' % uuid
-        resp = self._request('PUT', path, {
+        doc = self._put_provider(path, {
             'resource_provider_generation': state['generation'],
             'inventories': inventories})
-        if resp.status_code == 409 and _error_code(resp) == CONCURRENT_UPDATE:
-            raise _Conflict()
-        if resp.status_code != 200:
-            raise self._failed('PUT', path, resp)
-        doc = resp.json()
         self._remember(uuid, doc['resource_provider_generation'],
                        doc['inventories'], state['traits'])
         return True
@@ -284,13 +296,10 @@ class ReportClient(object):
 
         :raises PlacementRequestFailed: no such provider, or a refusal.
         """
-        state = self._state(uuid)
-        if state is None:
-            raise exception.PlacementRequestFailed(
-                method='GET', path='/resource_providers/%s/traits' % uuid,
-                status=404, detail='no such provider')
+        path = '/resource_providers/%s/traits' % uuid
+        state = self._known_state(uuid, 'GET', path)
         if state['traits'] is None:
-            doc = self._get('/resource_providers/%s/traits' % uuid)
+            doc = self._get(path)
             state = self._remember(uuid, doc['resource_provider_generation'],
                                    state['inventories'], set(doc['traits']))
         return set(state['traits'])
@@ -310,15 +319,9 @@ class ReportClient(object):
         if current == wanted:
             return False
         state = self._providers[uuid]
-        path = '/resource_providers/%s/traits' % uuid
-        resp = self._request('PUT', path, {
+        doc = self._put_provider('/resource_providers/%s/traits' % uuid, {
             'resource_provider_generation': state['generation'],
             'traits': sorted(wanted)})
-        if resp.status_code == 409 and _error_code(resp) == CONCURRENT_UPDATE:
-            raise _Conflict()
-        if resp.status_code != 200:
-            raise self._failed('PUT', path, resp)
-        doc = resp.json()
         self._remember(uuid, doc['resource_provider_generation'],
                        state['inventories'], set(doc['traits']))
         return True
