@@ -84,22 +84,21 @@ PROVIDER_COLUMNS = (RP.c.id, RP.c.uuid, RP.c.name, RP.c.generation,
 _PROVIDER_BY_UUID = sa.select(*PROVIDER_COLUMNS).where(
     RP.c.uuid == sa.bindparam('uuid'))
 
-_BUMP_GENERATION = (
-    RP.update()
-    .where(RP.c.id == sa.bindparam('provider_id'),
-           RP.c.generation == sa.bindparam('expected'))
-    .values(generation=sa.bindparam('new_generation'),
-            updated_at=sa.bindparam('now')))
+
+def _bump_generation(column, name):
+    """The compare-and-swap of a generation, the row found by ``column``."""
+    return (RP.update()
+            .where(column == sa.bindparam(name),
+                   RP.c.generation == sa.bindparam('expected'))
+            .values(generation=sa.bindparam('new_generation'),
+                    updated_at=sa.bindparam('now')))
+
+
+_BUMP_GENERATION = _bump_generation(RP.c.id, 'provider_id')
+_BUMP_GENERATION_BY_UUID = _bump_generation(RP.c.uuid, 'provider_uuid')
 
 # The largest generation plus one: the column is a signed 32-bit INT.
 GENERATION_LIMIT = 2 ** 31 - 1
-
-_BUMP_GENERATION_BY_UUID = (
-    RP.update()
-    .where(RP.c.uuid == sa.bindparam('provider_uuid'),
-           RP.c.generation == sa.bindparam('expected'))
-    .values(generation=sa.bindparam('new_generation'),
-            updated_at=sa.bindparam('now')))
 
 
 def provider_row(context, uuid):
