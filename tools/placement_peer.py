@@ -36,19 +36,32 @@ DEFAULT_CACHE = os.environ.get('ZUN_HOSTCAP_BENCH_CACHE',
 SERVER_THREADS = 8
 
 
+def _venv(cache_dir):
+    tag = 'placement-%s-py%d.%d' % ((PLACEMENT_VERSION,) +
+                                    sys.version_info[:2])
+    return os.path.join(os.path.abspath(cache_dir), tag)
+
+
+def installed_python(cache_dir=DEFAULT_CACHE):
+    """The Python of the virtualenv if it was made in full, else None."""
+    venv = _venv(cache_dir)
+    if os.path.exists(os.path.join(venv, 'bench-ready')):
+        return os.path.join(venv, 'bin', 'python')
+    return None
+
+
 def placement_venv(cache_dir=DEFAULT_CACHE):
     """The Python of a virtualenv with Placement, made when missing.
 
     The same waitress and PyMySQL versions as ours are installed in it,
     so that the server and the driver are the same on both sides.
     """
-    tag = 'placement-%s-py%d.%d' % ((PLACEMENT_VERSION,) +
-                                    sys.version_info[:2])
-    venv = os.path.join(os.path.abspath(cache_dir), tag)
+    python = installed_python(cache_dir)
+    if python is not None:
+        return python
+    venv = _venv(cache_dir)
     python = os.path.join(venv, 'bin', 'python')
     ready = os.path.join(venv, 'bench-ready')
-    if os.path.exists(ready):
-        return python
     if os.path.exists(venv):
         shutil.rmtree(venv)   # an earlier, interrupted install
     print('Installing %s==%s into %s ...' % (
