@@ -458,6 +458,18 @@ def http_get(url, headers=None, timeout=10):
             return err.code, err.headers, err.read()
 
 
+def wait_until_serving(test, process, url, timeout=30):
+    """Wait until ``url`` answers 200; ``process`` serves it."""
+    def serving():
+        process.assert_running(test)
+        try:
+            return http_get(url, timeout=2)[0] == 200
+        except OSError:
+            return False
+    wait_for(serving, timeout, message='%s to answer' % process.name,
+             processes=(process,))
+
+
 # RabbitMQ
 
 def rabbitmqctl(*args, node=None, timeout=60, env=None):
@@ -845,15 +857,7 @@ class Deployment(fixtures.Fixture):
         self.api = self.useFixture(ServiceProcess(
             'zun-hostcap-api', api_conf, self.tmp))
         self.api_url = 'http://127.0.0.1:%d' % port
-
-        def serving():
-            self.api.assert_running(self.test)
-            try:
-                return http_get(self.api_url + '/', timeout=2)[0] == 200
-            except OSError:
-                return False
-        wait_for(serving, timeout, message='zun-hostcap-api to answer',
-                 processes=(self.api,))
+        wait_until_serving(self.test, self.api, self.api_url + '/', timeout)
         return self.api_url
 
     def processes(self):

@@ -133,14 +133,8 @@ def start_api(test, database=None, **api_options):
     api = test.useFixture(functional_base.ServiceProcess(
         'zun-hostcap-api', config, tmp))
 
-    def serving():
-        api.assert_running(test)
-        try:
-            return _request(port, '/', {})[0] == 200
-        except OSError:
-            return False
-    functional_base.wait_for(serving, 30, message='zun-hostcap-api to '
-                             'answer', processes=(api,))
+    functional_base.wait_until_serving(test, api,
+                                       'http://127.0.0.1:%d/' % port)
     return api, port, config
 
 

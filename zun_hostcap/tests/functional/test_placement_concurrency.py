@@ -111,17 +111,8 @@ class _ConcurrencyMixin(test_fixtures.OpportunisticDBTestMixin):
         self.assertEqual(0, result.returncode, result.stderr)
         self.api = self.useFixture(functional_base.ServiceProcess(
             'zun-hostcap-api', config, tmp))
-        root = 'http://%s:%d/' % (HOST, self.port)
-
-        def serving():
-            self.api.assert_running(self)
-            try:
-                return functional_base.http_get(root, timeout=2)[0] == 200
-            except OSError:
-                return False
-        functional_base.wait_for(serving, 30,
-                                 message='zun-hostcap-api to answer',
-                                 processes=(self.api,))
+        functional_base.wait_until_serving(
+            self, self.api, 'http://%s:%d/' % (HOST, self.port))
         self.client = Client(self.port)
         self.addCleanup(self.client.close)
         self.rp_uuid = self._provider()

@@ -7,8 +7,11 @@ operators will point the compute at either.
 """
 
 import os
+import subprocess
 import sys
 import uuid
+
+import fixtures
 
 from zun_hostcap.compute.container import base as container_base
 from zun_hostcap.compute import placement_client
@@ -22,17 +25,6 @@ TOOLS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.dirname(os.path.abspath(__file__))))), 'tools')
 PROJECT = str(uuid.uuid4())
 USER = str(uuid.uuid4())
-
-
-def wait_until_serving(test, process, url):
-    def serving():
-        process.assert_running(test)
-        try:
-            return base.http_get(url, timeout=2)[0] == 200
-        except OSError:
-            return False
-    base.wait_for(serving, 60, message='%s to answer' % process.name,
-                  processes=(process,))
 
 
 class ReportTests(object):
@@ -150,19 +142,19 @@ class TestAgainstOurPlacement(ReportTests, SharedDiskTests,
                               test_base.TestCase):
 
     def start_placement(self):
-        tmp = self.useFixture(base.fixtures.TempDir()).path
+        tmp = self.useFixture(fixtures.TempDir()).path
         port = base.free_port()
         config = base.write_config(os.path.join(tmp, 'api.conf'), {
             'DEFAULT': {'state_path': tmp},
             'api': {'host': '127.0.0.1', 'port': port, 'workers': 1,
                     'auth_strategy': 'noauth2'}})
-        base.subprocess.run(base.console_script('zun-hostcap-db-manage') +
-                            ['--config-file', config, 'upgrade'],
-                            check=True, capture_output=True)
+        subprocess.run(base.console_script('zun-hostcap-db-manage') +
+                       ['--config-file', config, 'upgrade'],
+                       check=True, capture_output=True)
         api = self.useFixture(base.ServiceProcess('zun-hostcap-api', config,
                                                   tmp))
         url = 'http://127.0.0.1:%d/placement' % port
-        wait_until_serving(self, api, url)
+        base.wait_until_serving(self, api, url)
         return url
 
 
@@ -172,10 +164,10 @@ class TestAgainstOpenStackPlacement(ReportTests, SharedDiskTests,
     def start_placement(self):
         script = os.path.join(TOOLS, 'placement_peer.py')
         python = placement_venv_python()
-        base.require(self, python and os.path.exists(python),
+        base.require(self, python is not None,
                      'openstack-placement is not installed (run %s '
                      'install)' % script)
-        tmp = self.useFixture(base.fixtures.TempDir()).path
+        tmp = self.useFixture(fixtures.TempDir()).path
         port = base.free_port()
         # The script makes the schema, then execs the server: this pid.
         peer = self.useFixture(base.Process(
@@ -183,7 +175,7 @@ class TestAgainstOpenStackPlacement(ReportTests, SharedDiskTests,
                           str(port), '--state-dir', tmp],
             os.path.join(tmp, 'placement.log')))
         url = 'http://127.0.0.1:%d' % port
-        wait_until_serving(self, peer, url)
+        base.wait_until_serving(self, peer, url)
         return url
 
 
@@ -194,6 +186,4 @@ def placement_venv_python():
         import placement_peer
     finally:
         sys.path.remove(TOOLS)
-    tag = 'placement-%s-py%d.%d' % ((placement_peer.PLACEMENT_VERSION,) +
-                                    sys.version_info[:2])
-    return os.path.join(placement_peer.DEFAULT_CACHE, tag, 'bin', 'python')
+    return placement_peer.installed_python()
