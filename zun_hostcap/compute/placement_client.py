@@ -39,6 +39,11 @@ RETRIES = 4
 
 CONCURRENT_UPDATE = 'placement.concurrent_update'
 
+# What a request of this client may fail with.
+FAILURES = (exception.PlacementRequestFailed,
+            exception.PlacementServiceUnavailable,
+            exception.PlacementServiceTooOld)
+
 
 def _version_text(version):
     return '%d.%d' % version

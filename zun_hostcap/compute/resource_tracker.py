@@ -22,6 +22,7 @@ from oslo_log import log as logging
 
 from zun_hostcap.common import concurrency
 from zun_hostcap.common import exception
+from zun_hostcap.compute import placement_client
 from zun_hostcap import objects
 from zun_hostcap import os_capability
 
@@ -188,9 +189,9 @@ class ResourceTracker:
         self.granularity_percent = granularity_percent
         # A placement_report.Reporter, or None: no Placement to tell.
         self.reporter = reporter
-        # Claims whose container is still to come: consumer uuid -> the
-        # resources claimed. Written by RPC threads, read by the audit.
-        self._claims = {}
+        # Consumer uuids of the claims whose container is still to come.
+        # Written by RPC threads, read by the audit.
+        self._claims = set()
         self._claims_lock = threading.Lock()
         self.compute_node = None
         # Part -> its SourceError, for the parts failing since we warned.
@@ -250,7 +251,7 @@ class ResourceTracker:
             return
         with self._claims_lock:
             for container in containers:
-                self._claims.pop(container.uuid, None)
+                self._claims.discard(container.uuid)
 
     def claim(self, consumer_uuid, resources, project_id=None, user_id=None):
         """Allocate ``resources`` on this host for a container to come.
@@ -271,15 +272,13 @@ class ResourceTracker:
         # Known before it is written: the audit must not take it for a
         # stranger's.
         with self._claims_lock:
-            self._claims[consumer_uuid] = dict(resources)
+            self._claims.add(consumer_uuid)
         try:
             self.reporter.claim(node.uuid, consumer_uuid, resources,
                                 project_id, user_id)
-        except (exception.PlacementRequestFailed,
-                exception.PlacementServiceUnavailable,
-                exception.PlacementServiceTooOld) as err:
+        except placement_client.FAILURES as err:
             with self._claims_lock:
-                self._claims.pop(consumer_uuid, None)
+                self._claims.discard(consumer_uuid)
             raise exception.ClaimFailed(consumer=consumer_uuid,
                                         host=self.host,
                                         reason=exception.one_line(err))
@@ -296,14 +295,12 @@ class ResourceTracker:
             no container has the uuid.
         """
         with self._claims_lock:
-            self._claims.pop(consumer_uuid, None)
+            self._claims.discard(consumer_uuid)
         if self.reporter is None:
             return False
         try:
             return self.reporter.client.delete_allocations(consumer_uuid)
-        except (exception.PlacementRequestFailed,
-                exception.PlacementServiceUnavailable,
-                exception.PlacementServiceTooOld) as err:
+        except placement_client.FAILURES as err:
             LOG.warning('The allocations of %(consumer)s are left to the '
                         'audit: %(error)s',
                         {'consumer': consumer_uuid,
