@@ -626,11 +626,11 @@ def _rate(result):
 
 def floor(args, rows):
     """The floor of a pair on MariaDB (``pair_floor``), as text."""
+    pairs = ITERATIONS['pairs'][args.quick] * 5
     try:
         http_ms = pair_floor.http_floor(Client, pair_body(str(uuid.uuid4())),
-                                        ITERATIONS['pairs'][args.quick] * 5)
-        sql_ms = pair_floor.sql_floor(benchlib.MariaDB(args.mysql_url),
-                                      ITERATIONS['pairs'][args.quick] * 5)
+                                        pairs)
+        sql_ms = pair_floor.sql_floor(benchlib.MariaDB(args.mysql_url), pairs)
     except Exception as exc:   # noqa: B902  the table stands without it
         return 'floor of a pair not measured: %s: %s' % (
             type(exc).__name__, exc)
