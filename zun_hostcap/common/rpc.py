@@ -2,9 +2,15 @@
 
 One RPC transport and one notification transport per process, created by
 ``init()`` once the configuration is parsed; servers use the threading
-executor, never eventlet.
+executor, never eventlet. Notifications a request must not wait for go
+through ``send_later()``: a thread of the process sends them, in order.
 """
 
+import os
+import queue
+import threading
+
+from oslo_log import log as logging
 import oslo_messaging as messaging
 from oslo_messaging.rpc import dispatcher
 
@@ -16,6 +22,14 @@ NOTIFICATION_TRANSPORT = None
 # Notifiers of the two formats; a format that is off gets the noop driver.
 VERSIONED_NOTIFIER = None
 LEGACY_NOTIFIER = None
+
+LOG = logging.getLogger(__name__)
+
+# Notifications queued for the sender thread, at most; more are dropped
+# (and logged) while the broker is away and the sender waits for it.
+MAX_QUEUED_NOTIFICATIONS = 10000
+
+_init_lock = threading.Lock()
 
 # Exceptions a conductor may raise that callers get back as themselves
 # (ComputeNodeNotFound...) rather than as oslo.messaging's RemoteError.
@@ -43,24 +57,36 @@ class RequestContextSerializer(messaging.Serializer):
 
 def init(conf):
     """Create the process-wide transports and notifiers."""
-    global TRANSPORT, NOTIFICATION_TRANSPORT
-    global VERSIONED_NOTIFIER, LEGACY_NOTIFIER
+    global TRANSPORT
     if TRANSPORT is None:
         TRANSPORT = messaging.get_rpc_transport(
             conf, allowed_remote_exmods=ALLOWED_EXMODS)
-    if NOTIFICATION_TRANSPORT is None:
-        NOTIFICATION_TRANSPORT = messaging.get_notification_transport(
-            conf, allowed_remote_exmods=ALLOWED_EXMODS)
-        notification_format = conf.notifications.notification_format
-        VERSIONED_NOTIFIER = _notifier(
-            conf, notification_format in ('versioned', 'both'),
-            topics=conf.notifications.versioned_notifications_topics)
-        LEGACY_NOTIFIER = _notifier(
-            conf, notification_format in ('unversioned', 'both'))
+    init_notifications(conf)
     return TRANSPORT
 
 
-def _notifier(conf, enabled, topics=None):
+def init_notifications(conf):
+    """Create the notification transport and notifiers, if not yet made.
+
+    Enough for a process that only notifies (the API); the transport
+    connects at its first send.
+    """
+    global NOTIFICATION_TRANSPORT, VERSIONED_NOTIFIER, LEGACY_NOTIFIER
+    with _init_lock:
+        if NOTIFICATION_TRANSPORT is not None:
+            return
+        transport = messaging.get_notification_transport(
+            conf, allowed_remote_exmods=ALLOWED_EXMODS)
+        notification_format = conf.notifications.notification_format
+        VERSIONED_NOTIFIER = _notifier(
+            transport, conf, notification_format in ('versioned', 'both'),
+            topics=conf.notifications.versioned_notifications_topics)
+        LEGACY_NOTIFIER = _notifier(
+            transport, conf, notification_format in ('unversioned', 'both'))
+        NOTIFICATION_TRANSPORT = transport
+
+
+def _notifier(transport, conf, enabled, topics=None):
     """A notifier of one format; off unless a driver is configured.
 
     As in every oslo service, notifications are sent only when
@@ -68,9 +94,9 @@ def _notifier(conf, enabled, topics=None):
     log...): a queue nobody reads would only fill the broker.
     """
     if not enabled or not conf.oslo_messaging_notifications.driver:
-        return messaging.Notifier(NOTIFICATION_TRANSPORT, driver='noop')
-    return messaging.Notifier(NOTIFICATION_TRANSPORT,
-                              serializer=_serializer(), topics=topics)
+        return messaging.Notifier(transport, driver='noop')
+    return messaging.Notifier(transport, serializer=_serializer(),
+                              topics=topics)
 
 
 def cleanup():
@@ -82,6 +108,75 @@ def cleanup():
             transport.cleanup()
     TRANSPORT = NOTIFICATION_TRANSPORT = None
     VERSIONED_NOTIFIER = LEGACY_NOTIFIER = None
+
+
+class _Sender(object):
+    """A thread that runs queued sends, one at a time, in order.
+
+    While the broker is away a send waits for it as long as
+    [oslo_messaging_notifications] retry says (forever by default), or
+    fails and oslo.messaging logs it; either way only this thread waits.
+    """
+
+    def __init__(self, limit):
+        self.pid = os.getpid()
+        self._queue = queue.Queue(limit)
+        self._limit = limit
+        self._thread = threading.Thread(target=self._run, daemon=True,
+                                        name='notification-sender')
+        self._thread.start()
+
+    def put(self, send, what):
+        try:
+            self._queue.put_nowait((send, what))
+        except queue.Full:
+            LOG.warning('%(what)s not sent: %(limit)d notifications are '
+                        'already waiting for the message broker',
+                        {'what': what, 'limit': self._limit})
+
+    def _run(self):
+        while True:
+            send, what = self._queue.get()
+            try:
+                send()
+            except Exception:
+                # A bug of ours (a payload that does not serialize):
+                # the next notifications still go.
+                LOG.exception('%s not sent', what)
+            finally:
+                self._queue.task_done()
+
+    def wait_until_sent(self, timeout):
+        """True once every queued send has run (for tests)."""
+        done = self._queue.all_tasks_done
+        with done:
+            return done.wait_for(lambda: not self._queue.unfinished_tasks,
+                                 timeout)
+
+
+_sender = None
+
+
+def send_later(send, what):
+    """Queue ``send()`` for this process's sender thread.
+
+    :param what: what is sent, for the log line of a dropped one.
+    """
+    global _sender
+    sender = _sender
+    if sender is None or sender.pid != os.getpid():
+        # None yet, or inherited through a fork without its thread.
+        with _init_lock:
+            if _sender is None or _sender.pid != os.getpid():
+                _sender = _Sender(MAX_QUEUED_NOTIFICATIONS)
+            sender = _sender
+    sender.put(send, what)
+
+
+def wait_until_sent(timeout=10):
+    """True once every send queued by ``send_later`` has run."""
+    sender = _sender
+    return sender is None or sender.wait_until_sent(timeout)
 
 
 def get_versioned_notifier(publisher_id):

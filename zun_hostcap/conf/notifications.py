@@ -6,7 +6,9 @@ notifications_group = cfg.OptGroup(
     'notifications',
     title='Notifications',
     help='What zun-hostcap tells oslo.messaging listeners (billing, '
-         'monitoring, search indexes) when a compute node changes. As in '
+         'monitoring, search indexes) when a compute node or the resource '
+         'provider model (providers, inventories, traits, aggregates, '
+         'allocations) changes. As in '
          'every oslo service, nothing is sent unless '
          '[oslo_messaging_notifications] driver names a driver (such as '
          'messagingv2); that section also holds the transport and the '
@@ -30,6 +32,18 @@ notifications_opts = [
                 help='Topics versioned notifications are sent to. '
                      'Listeners subscribe to one of them; add a topic to '
                      'give a new consumer its own copy.'),
+    cfg.BoolOpt('placement_notifications',
+                default=True,
+                help='Send resource_provider.* and allocation.* '
+                     'notifications for every change the Placement API '
+                     'commits (when notifications are on at all). They '
+                     'are queued by the request and sent by a thread of '
+                     'their own, in order, so that a slow or stopped '
+                     'broker never delays or fails a request; see '
+                     '[oslo_messaging_notifications] retry for how long '
+                     'a send waits for the broker. False sends none of '
+                     'them and leaves compute_node.* notifications as '
+                     'they are.'),
 ]
 
 

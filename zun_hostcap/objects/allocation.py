@@ -4,6 +4,9 @@ from oslo_versionedobjects import fields
 
 from zun_hostcap.db.sqlalchemy.placement import allocations as alloc_db
 from zun_hostcap.objects import base
+from zun_hostcap.objects import consumer as consumer_obj
+from zun_hostcap.objects.notifications import allocation as notifications
+from zun_hostcap.objects.notifications import base as notification_base
 
 
 @base.ZunHostcapObjectRegistry.register
@@ -53,14 +56,61 @@ class Allocation(base.ZunHostcapPersistentObject, base.ZunHostcapObject):
         """Replace the allocations of several consumers at once.
 
         See ``zun_hostcap.db.sqlalchemy.placement.allocations.replace_all``
-        for ``requests`` and what it raises.
+        for ``requests`` and what it raises. Once it is committed, each
+        consumer it changed is announced (allocation.*).
         """
-        alloc_db.replace_all(context, requests, check_generation)
+        if not notification_base.placement_notifications_enabled():
+            alloc_db.replace_all(context, requests, check_generation)
+            return
+        before = {}
+        alloc_db.replace_all(context, requests, check_generation,
+                             before=before)
+        for uuid, request in requests.items():
+            _announce(context, uuid, before.get(uuid), request)
 
     @staticmethod
     def delete_all_by_consumer_id(context, consumer_uuid):
         """Delete the consumer's allocations and the consumer.
 
+        Once it is committed, the consumer's allocation.delete is sent.
+
         :raises AllocationsNotFound: it has none.
         """
-        alloc_db.delete_by_consumer(context, consumer_uuid)
+        if not notification_base.placement_notifications_enabled():
+            alloc_db.delete_by_consumer(context, consumer_uuid)
+            return
+        held = alloc_db.delete_by_consumer(context, consumer_uuid,
+                                           held=True)
+        _announce(context, consumer_uuid, held, {'allocations': {}})
+
+
+def _announce(context, uuid, held, request):
+    """Send the consumer's allocation.* if the write changed it.
+
+    :param held: what it held before (alloc_db.Held), None if nothing.
+    :param request: what it was given ('allocations' and, unless they
+        are all gone, 'project_id', 'user_id' and 'consumer_type').
+    """
+    after = request['allocations']
+    if held is None and not after:
+        return  # nothing before, nothing after
+    if not after:
+        # Deleted: the consumer is gone, so it has no generation.
+        consumer = consumer_obj.Consumer._from_values(
+            context, uuid=uuid, project_id=held.project_id,
+            user_id=held.user_id, consumer_type=held.consumer_type,
+            generation=None)
+    else:
+        consumer_type = request.get('consumer_type')
+        if consumer_type is None and held is not None:
+            consumer_type = held.consumer_type  # kept as it was
+        consumer = consumer_obj.Consumer._from_values(
+            context, uuid=uuid, project_id=request['project_id'],
+            user_id=request['user_id'], consumer_type=consumer_type,
+            generation=1 if held is None else held.generation + 1)
+        if held is not None and held == (
+                consumer.project_id, consumer.user_id,
+                consumer.consumer_type, held.generation, after):
+            return  # the same again
+    notifications.allocations_changed(
+        context, consumer, held.allocations if held else {}, after)

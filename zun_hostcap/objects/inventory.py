@@ -3,7 +3,9 @@
 ``capacity`` is what may be allocated: ``(total - reserved) *
 allocation_ratio``, rounded down. Every write checks and bumps the
 provider's generation; ``resource_provider_generation`` is the one the
-provider has after it (or when it was read).
+provider has after it (or when it was read). Every write that changed
+something is announced, once committed, by
+resource_provider.inventory.update with the provider's whole inventory.
 """
 
 from oslo_versionedobjects import fields
@@ -11,6 +13,9 @@ from oslo_versionedobjects import fields
 from zun_hostcap.common import exception
 from zun_hostcap.db.sqlalchemy.placement import inventories as inv_db
 from zun_hostcap.objects import base
+from zun_hostcap.objects.notifications import resource_provider as \
+    rp_notifications
+from zun_hostcap.objects import resource_provider as rp_obj
 
 # The values of the fields a client leaves out.
 DEFAULTS = inv_db.DEFAULTS
@@ -27,6 +32,17 @@ def _inventory(context, uuid, generation, name, values):
         created_at=values.get('created_at'),
         updated_at=values.get('updated_at'),
         **{key: values[key] for key in _FIELDS})
+
+
+def _announce(context, uuid, generation, report):
+    """resource_provider.inventory.update, if the write changed it."""
+    if report is None or not report.changed:
+        return
+    provider = rp_obj.ResourceProvider._from_values(
+        context, uuid=uuid, generation=generation)
+    rp_notifications.inventory_changed(context, provider, [
+        _inventory(context, uuid, generation, name, record)
+        for name, record in report.state.items()])
 
 
 @base.ZunHostcapObjectRegistry.register
@@ -90,9 +106,12 @@ class Inventory(base.ZunHostcapPersistentObject, base.ZunHostcapObject):
         :raises ResourceProviderConcurrentUpdate: the generation moved.
         :raises oslo_db.exception.DBDuplicateEntry: the class has one.
         """
+        report = rp_obj.write_report()
         generation, record = inv_db.add(
             self._context, self.resource_provider_uuid, self.resource_class,
-            self._values(), allow_zero_capacity)
+            self._values(), allow_zero_capacity, report=report)
+        _announce(self._context, self.resource_provider_uuid, generation,
+                  report)
         return self._stored(generation, record)
 
     def save(self, allow_zero_capacity=True):
@@ -107,10 +126,13 @@ class Inventory(base.ZunHostcapPersistentObject, base.ZunHostcapObject):
         :raises ResourceClassNotFound: an unknown class.
         :raises InventoryNotFound: the provider has none of its class.
         """
+        report = rp_obj.write_report()
         generation, record = inv_db.update(
             self._context, self.resource_provider_uuid, self.resource_class,
             self.resource_provider_generation, self._values(),
-            allow_zero_capacity)
+            allow_zero_capacity, report=report)
+        _announce(self._context, self.resource_provider_uuid, generation,
+                  report)
         return self._stored(generation, record)
 
     @classmethod
@@ -124,7 +146,11 @@ class Inventory(base.ZunHostcapPersistentObject, base.ZunHostcapObject):
         :raises InventoryInUse: the class has allocations there.
         :raises InventoryNotFound: no inventory of that class.
         """
-        return inv_db.delete(context, provider_uuid, resource_class)
+        report = rp_obj.write_report()
+        generation = inv_db.delete(context, provider_uuid, resource_class,
+                                   report=report)
+        _announce(context, provider_uuid, generation, report)
+        return generation
 
 
 @base.ZunHostcapObjectRegistry.register
@@ -173,9 +199,11 @@ class InventoryList(base.ObjectListBase, base.ZunHostcapObject):
         :raises InventoryInUse: a class to remove has allocations.
         :raises oslo_db.exception.DBDuplicateEntry: a concurrent writer.
         """
+        report = rp_obj.write_report()
         new_generation, records = inv_db.replace_all(
             context, provider_uuid, generation, inventories,
-            allow_zero_capacity)
+            allow_zero_capacity, report=report)
+        _announce(context, provider_uuid, new_generation, report)
         objects = [_inventory(context, provider_uuid, new_generation, name,
                               record) for name, record in records.items()]
         return cls._from_values(context, objects=objects,
@@ -190,6 +218,8 @@ class InventoryList(base.ObjectListBase, base.ZunHostcapObject):
         :raises InventoryInUse: some have allocations.
         :raises ResourceProviderConcurrentUpdate: the generation moved.
         """
-        generation, _records = inv_db.replace_all(context, provider_uuid,
-                                                  None, {})
+        report = rp_obj.write_report()
+        generation, _records = inv_db.replace_all(
+            context, provider_uuid, None, {}, report=report)
+        _announce(context, provider_uuid, generation, report)
         return generation

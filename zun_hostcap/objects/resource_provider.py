@@ -1,11 +1,26 @@
-"""ResourceProvider: something with inventory, in a tree of providers."""
+"""ResourceProvider: something with inventory, in a tree of providers.
+
+Its writes are announced once committed: resource_provider.create,
+.update (name or parent), .delete and .aggregates.update.
+"""
 
 from oslo_utils import uuidutils
 from oslo_versionedobjects import fields
 
 from zun_hostcap.db.sqlalchemy.placement import aggregates as agg_db
+from zun_hostcap.db.sqlalchemy.placement import common as db_common
 from zun_hostcap.db.sqlalchemy.placement import resource_providers as rp_db
 from zun_hostcap.objects import base
+from zun_hostcap.objects.notifications import base as notification_base
+from zun_hostcap.objects.notifications import resource_provider as \
+    notifications
+
+
+def write_report():
+    """A WriteReport for a write, if writes are announced; else None."""
+    if notification_base.placement_notifications_enabled():
+        return db_common.WriteReport()
+    return None
 
 
 @base.ZunHostcapObjectRegistry.register
@@ -40,6 +55,8 @@ class ResourceProvider(base.ZunHostcapPersistentObject,
         self._refresh(rp_db.create(
             self._context, uuid or uuidutils.generate_uuid(), self.name,
             parent))
+        if notification_base.placement_notifications_enabled():
+            notifications.provider_changed(self._context, 'create', self)
 
     def save(self, allow_reparenting=False):
         """Store the name and, if it changed, the parent.
@@ -49,9 +66,12 @@ class ResourceProvider(base.ZunHostcapPersistentObject,
         """
         changes = self.obj_get_changes()
         parent = changes.get('parent_provider_uuid', rp_db.UNSET)
+        report = write_report()
         self._refresh(rp_db.update(
             self._context, self.uuid, self.name, parent,
-            allow_reparenting=allow_reparenting))
+            allow_reparenting=allow_reparenting, report=report))
+        if report is not None and report.changed:
+            notifications.provider_changed(self._context, 'update', self)
 
     def destroy(self):
         """Delete it with its inventories, traits and aggregates.
@@ -59,7 +79,13 @@ class ResourceProvider(base.ZunHostcapPersistentObject,
         :raises ResourceProviderInUse: it has allocations.
         :raises CannotDeleteParentResourceProvider: it has children.
         """
-        rp_db.destroy(self._context, self.uuid)
+        report = write_report()
+        rp_db.destroy(self._context, self.uuid, report=report)
+        if report is not None:
+            notifications.provider_changed(
+                self._context, 'delete',
+                ResourceProvider._from_values(self._context,
+                                              **report.state))
 
     def get_aggregates(self):
         """The uuids of its aggregates (and its generation is refreshed)."""
@@ -75,9 +101,14 @@ class ResourceProvider(base.ZunHostcapPersistentObject,
 
         :raises ResourceProviderConcurrentUpdate: the generation moved.
         """
+        report = write_report()
         self._obj_generation = agg_db.set_for_provider(
             self._context, self.uuid, aggregate_uuids,
-            self.generation if increment_generation else None)
+            self.generation if increment_generation else None,
+            report=report)
+        if report is not None and report.changed:
+            notifications.aggregates_changed(self._context, self,
+                                             report.state)
 
 
 # Where a ResourceProvider keeps each value of a database row.

@@ -4,6 +4,9 @@ from oslo_versionedobjects import fields
 
 from zun_hostcap.db.sqlalchemy.placement import traits as trait_db
 from zun_hostcap.objects import base
+from zun_hostcap.objects.notifications import resource_provider as \
+    rp_notifications
+from zun_hostcap.objects import resource_provider as rp_obj
 
 
 @base.ZunHostcapObjectRegistry.register
@@ -79,12 +82,21 @@ class TraitList(base.ObjectListBase, base.ZunHostcapObject):
     def set_for_provider(cls, context, uuid, names, generation=None):
         """Give the provider exactly ``names``.
 
+        A change is announced, once committed, by
+        resource_provider.traits.update.
+
         :returns: (the provider's new generation, its traits).
         :raises ResourceProviderNotFound: there is no such provider.
         :raises ResourceProviderConcurrentUpdate: the generation moved
             from ``generation`` (None: not checked).
         :raises TraitNotFound: some of ``names`` do not exist.
         """
-        generation, rows = trait_db.set_for_provider(context, uuid, names,
-                                                     generation)
+        report = rp_obj.write_report()
+        generation, rows = trait_db.set_for_provider(
+            context, uuid, names, generation, report=report)
+        if report is not None and report.changed:
+            rp_notifications.traits_changed(
+                context, rp_obj.ResourceProvider._from_values(
+                    context, uuid=uuid, generation=generation),
+                report.state)
         return generation, cls._make(context, rows)

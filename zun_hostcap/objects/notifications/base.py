@@ -7,6 +7,7 @@ fields copies, so ``populate_schema()`` fills it in one call and it stays
 in step with the object it describes.
 """
 
+import functools
 import os
 import sys
 
@@ -15,7 +16,10 @@ from oslo_serialization import jsonutils
 from oslo_versionedobjects import fields
 
 from zun_hostcap.common import rpc
+import zun_hostcap.conf
 from zun_hostcap.objects import base
+
+CONF = zun_hostcap.conf.CONF
 
 LOG = logging.getLogger(__name__)
 
@@ -32,6 +36,17 @@ def set_publisher_source(binary):
 
 def publisher_source():
     return _publisher_source
+
+
+def placement_notifications_enabled():
+    """Whether writes of the resource provider model are announced.
+
+    Asked before the write, so that what only a notification needs (the
+    state before a change) is not read when none is sent.
+    """
+    return bool(CONF.notifications.placement_notifications and
+                CONF.notifications.notification_format != 'none' and
+                CONF.oslo_messaging_notifications.driver)
 
 
 def notification_sample(*sample_files):
@@ -179,15 +194,18 @@ class NotificationBase(base.ZunHostcapObject):
         'publisher': fields.ObjectField('NotificationPublisher'),
     }
 
+    def _check_populated(self):
+        if not self.payload.populated:
+            raise ValueError('%s: payload %s is not populated' % (
+                self.obj_name(), self.payload.obj_name()))
+
     def emit(self, context):
         """Send this notification in each enabled format.
 
         A process that never initialized RPC (a command line tool) sends
         nothing.
         """
-        if not self.payload.populated:
-            raise ValueError('%s: payload %s is not populated' % (
-                self.obj_name(), self.payload.obj_name()))
+        self._check_populated()
         event_type = self.event_type.to_event_type_field()
         publisher_id = self.publisher.publisher_id()
         versioned = rpc.get_versioned_notifier(publisher_id)
@@ -199,3 +217,20 @@ class NotificationBase(base.ZunHostcapObject):
             context, event_type, self.payload.obj_to_primitive())
         getattr(legacy, self.priority)(
             context, event_type, self.payload.to_legacy_dict())
+
+    def emit_later(self, context):
+        """Queue it for the sender thread of the process; return at once.
+
+        For a process that serves requests (the API): neither a slow
+        broker nor one that is down delays a request. The notifications
+        of the process are sent in the order they were queued.
+        """
+        self._check_populated()
+        rpc.send_later(functools.partial(self._init_and_emit, context),
+                       self.event_type.to_event_type_field())
+
+    def _init_and_emit(self, context):
+        # The API has no RPC server: its transport is made by the sender
+        # thread, in the process (worker) that sends.
+        rpc.init_notifications(CONF)
+        self.emit(context)

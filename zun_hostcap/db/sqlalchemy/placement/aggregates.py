@@ -63,12 +63,14 @@ _retry_on_duplicate = oslo_db_api.wrap_db_retry(
 
 @_retry_on_duplicate
 @common.writer
-def set_for_provider(context, uuid, agg_uuids, generation=None):
+def set_for_provider(context, uuid, agg_uuids, generation=None,
+                     report=None):
     """Make the provider a member of exactly ``agg_uuids``.
 
     With ``generation`` (microversion 1.19 and later) the provider's
     generation must still be that, and is bumped; without it the
-    generation is left alone.
+    generation is left alone. ``report``, a WriteReport, is told whether
+    its aggregates changed; the state: their uuids, sorted.
 
     :returns: the provider's generation afterwards.
     :raises ResourceProviderNotFound: no such provider.
@@ -98,4 +100,7 @@ def set_for_provider(context, uuid, agg_uuids, generation=None):
         session.execute(RPA.insert(), [
             {'resource_provider_id': row.id, 'aggregate_id': agg_id}
             for agg_id in sorted(to_add)])
+    if report is not None:
+        report.changed = bool(to_remove or to_add)
+        report.state = sorted(wanted)
     return new_generation

@@ -41,6 +41,11 @@ PROJECT = consumer_db.PROJECT
 USER = consumer_db.USER
 CONSUMER_TYPE = consumer_db.CONSUMER_TYPE
 
+# What a consumer held before a write: its consumer row's values and its
+# allocations, {provider uuid: {class name: amount}}.
+Held = collections.namedtuple(
+    'Held', 'project_id user_id consumer_type generation allocations')
+
 # Writes tried again on a provider generation conflict (Placement's
 # allocation_conflict_retry_count).
 RETRIES = 10
@@ -285,10 +290,52 @@ def _ids(context, requests, existing):
     return consumer_db.ensure_ids(context, projects, users, types)
 
 
-def _replace_once(context, requests, check_generation, rc_ids):
+_ALLOCATIONS_OF = (
+    sa.select(ALLOC.c.consumer_id, RP.c.uuid, ALLOC.c.resource_class_id,
+              ALLOC.c.used)
+    .select_from(ALLOC.join(RP, ALLOC.c.resource_provider_id == RP.c.id))
+    .where(ALLOC.c.consumer_id.in_(
+        sa.bindparam('consumer_uuids', expanding=True))))
+
+
+def _held_rows(context, existing):
+    """Allocation rows of the ``existing`` consumers, before a write.
+
+    :returns: {consumer uuid: (consumer row, [(provider uuid, class id,
+        amount)])}.
+    """
+    held = {uuid: (row, []) for uuid, row in existing.items()}
+    if held:
+        for row in context.session.execute(
+                _ALLOCATIONS_OF, {'consumer_uuids': list(held)}):
+            held[row.consumer_id][1].append(
+                (row.uuid, row.resource_class_id, row.used))
+    return held
+
+
+def _as_held(context, held_rows):
+    """``_held_rows`` as {consumer uuid: Held}; outside the transaction."""
+    names = class_names(context, {
+        class_id for _row, allocations in held_rows.values()
+        for _rp, class_id, _amount in allocations})
+    held = {}
+    for uuid, (row, allocations) in held_rows.items():
+        by_provider = {}
+        for rp_uuid, class_id, amount in allocations:
+            by_provider.setdefault(rp_uuid, {})[names[class_id]] = amount
+        held[uuid] = Held(row.project_external_id, row.user_external_id,
+                          row.consumer_type, row.generation, by_provider)
+    return held
+
+
+def _replace_once(context, requests, check_generation, rc_ids, before):
     session = context.session
     uuids = list(requests)
     existing = consumer_db.consumer_rows(context, uuids)
+    if before is not None:
+        # Read again on every attempt: a retry starts from what is there.
+        before.clear()
+        before.update(_held_rows(context, existing))
     if check_generation:
         for uuid, request in requests.items():
             row = existing.get(uuid)
@@ -372,7 +419,7 @@ _retry = oslo_db_api.wrap_db_retry(
 _replace = common.writes(_retry(common.writer(_replace_once)))
 
 
-def replace_all(context, requests, check_generation=False):
+def replace_all(context, requests, check_generation=False, before=None):
     """Replace the allocations of the consumers of ``requests``.
 
     :param requests: {consumer uuid: {'allocations': {provider uuid:
@@ -383,6 +430,8 @@ def replace_all(context, requests, check_generation=False):
     :param check_generation: microversion 1.28 and later: each
         ``consumer_generation`` must be the consumer's, None for a new
         consumer.
+    :param before: a dict to fill with what the consumers that existed
+        held before the write, {consumer uuid: Held}; not read if None.
     :raises ConsumerConcurrentUpdate: a consumer generation differs.
     :raises AllocationProviderNotFound: a provider does not exist.
     :raises ResourceClassNotFound: a class does not exist.
@@ -397,9 +446,13 @@ def replace_all(context, requests, check_generation=False):
         rc_name for request in requests.values()
         for resources in request['allocations'].values()
         for rc_name in resources})
+    held_rows = None if before is None else {}
     for attempt in range(RETRIES):
         try:
-            return _replace(context, requests, check_generation, rc_ids)
+            _replace(context, requests, check_generation, rc_ids, held_rows)
+            if before is not None:
+                before.update(_as_held(context, held_rows))
+            return
         except exception.ResourceProviderConcurrentUpdate:
             LOG.debug('Provider generation conflict writing allocations; '
                       'attempt %d of %d', attempt + 1, RETRIES)
@@ -414,15 +467,34 @@ _DELETE_CONSUMER = CONSUMER.delete().where(
     CONSUMER.c.uuid == sa.bindparam('consumer_uuid'))
 
 
-@common.retry_on_deadlock
-@common.writer
-def delete_by_consumer(context, consumer_uuid):
+def delete_by_consumer(context, consumer_uuid, held=False):
     """Delete a consumer's allocations, and the consumer.
 
-    :raises ConsumerNotFound: it has no allocations.
+    :param held: read what it held first, and return it.
+    :returns: what it held (a Held) if ``held``, else None.
+    :raises AllocationsNotFound: it has no allocations.
     """
+    rows = _delete_by_consumer(context, consumer_uuid, held)
+    if not held:
+        return None
+    names = class_names(context, {row.resource_class_id for row in rows})
+    allocations = {}
+    for row in rows:
+        allocations.setdefault(row.uuid, {})[
+            names[row.resource_class_id]] = row.used
+    first = rows[0]
+    return Held(first.project_id, first.user_id, first.consumer_type,
+                first.consumer_generation, allocations)
+
+
+@common.retry_on_deadlock
+@common.writer
+def _delete_by_consumer(context, consumer_uuid, held):
+    """The consumer's allocation rows if ``held``; they are deleted."""
+    rows = _consumer_rows(context, consumer_uuid) if held else None
     params = {'consumer_uuid': consumer_uuid}
     result = context.session.execute(_DELETE_ALLOCATIONS, params)
     if not result.rowcount:
         raise exception.AllocationsNotFound(uuid=consumer_uuid)
     context.session.execute(_DELETE_CONSUMER, params)
+    return rows

@@ -154,3 +154,17 @@ def claim_generation(context, uuid, expected):
         provider_row(context, uuid)
         raise exception.ResourceProviderConcurrentUpdate(uuid=uuid)
     return expected + 1
+
+
+class WriteReport(object):
+    """What a write changed, for the notification that announces it.
+
+    A writer given one fills it in, in its transaction (again at each
+    attempt); its caller reads it once the write is committed.
+    ``changed`` is False for a write that left everything as it was;
+    ``state`` is what the writer documents (the state after the write).
+    """
+
+    def __init__(self):
+        self.changed = False
+        self.state = None

@@ -178,19 +178,56 @@ def get_one(context, uuid, resource_class):
 
 
 _EXISTING = (
-    sa.select(RP.c.id, INV.c.resource_class_id, _used_subquery())
+    sa.select(RP.c.id, INV.c.resource_class_id,
+              _used_subquery().label('used'),
+              *(INV.c[key] for key in FIELDS))
     .select_from(RP.outerjoin(INV, INV.c.resource_provider_id == RP.c.id))
     .where(RP.c.uuid == sa.bindparam('uuid')))
 
 
 def _existing(context, uuid):
-    """(provider id, {class id: used or None} of its inventories).
+    """The provider's id and inventory rows, by class id.
 
+    Each row has ``used`` (None when nothing is allocated) and FIELDS.
     In the caller's transaction, which has found the provider.
     """
     rows = context.session.execute(_EXISTING, {'uuid': uuid}).all()
-    return rows[0][0], {class_id: used for _id, class_id, used in rows
-                        if class_id is not None}
+    return rows[0].id, {row.resource_class_id: row for row in rows
+                        if row.resource_class_id is not None}
+
+
+def _record(row):
+    return {key: row._mapping[key] for key in FIELDS}
+
+
+def same_record(one, other):
+    """Whether two inventory records hold the same values.
+
+    The ratio is compared to a millionth: MariaDB's FLOAT column keeps
+    single precision (1.1 reads back as 1.100000023841858).
+    """
+    return all(one[key] == other[key] for key in FIELDS[:-1]) and math.isclose(
+        one['allocation_ratio'], other['allocation_ratio'], rel_tol=1e-6)
+
+
+_ALL_OF_PROVIDER = sa.select(INV.c.resource_class_id,
+                             *(INV.c[key] for key in FIELDS)).where(
+    INV.c.resource_provider_id == sa.bindparam('provider_id'))
+
+
+def _report(context, report, provider_id, changed=True):
+    """Fill ``report`` (a WriteReport, or None) in after a write.
+
+    Its state: the provider's whole inventory, {class name: record}.
+    """
+    if report is None:
+        return
+    rows = context.session.execute(
+        _ALL_OF_PROVIDER, {'provider_id': provider_id}).all()
+    names = _names(context, rows)
+    report.changed = changed
+    report.state = {names[row.resource_class_id]: _record(row)
+                    for row in rows}
 
 
 def _bump(context, uuid, expected_generation):
@@ -231,13 +268,15 @@ def _classes_known_first(function):
 @common.retry_on_deadlock
 @common.writer
 def replace_all(context, uuid, generation, inventories,
-                allow_zero_capacity=True):
+                allow_zero_capacity=True, report=None):
     """Make a provider's inventories exactly ``inventories``.
 
     :param generation: the provider's generation the caller saw; None
         to take the current one (DELETE of all inventories).
     :param inventories: {class name: {field: value}}, in the order to
         check them; fields left out take their defaults.
+    :param report: a WriteReport to fill in: whether the inventories
+        are other than they were; the state is the records returned.
     :returns: (new generation, {class name: normalised record}).
     :raises ResourceProviderNotFound: no such provider.
     :raises ResourceProviderConcurrentUpdate: the generation moved.
@@ -259,7 +298,7 @@ def replace_all(context, uuid, generation, inventories,
 
     to_delete = sorted(set(existing).difference(wanted))
     allocated = [class_id for class_id in to_delete
-                 if existing[class_id] is not None]
+                 if existing[class_id].used is not None]
     if allocated:
         names = resource_classes.names_for_ids(context, allocated)
         raise in_use(uuid, [names[class_id] for class_id in allocated])
@@ -287,16 +326,26 @@ def replace_all(context, uuid, generation, inventories,
                 INV.c.resource_class_id == sa.bindparam('b_class')),
             to_update)
     _warn_exceeded(uuid, [name for class_id, name in wanted.items()
-                          if _exceeds(existing.get(class_id),
-                                      records[name])])
+                          if class_id in existing and
+                          _exceeds(existing[class_id].used, records[name])])
+    if report is not None:
+        report.changed = bool(to_delete or to_add) or not all(
+            same_record(_record(existing[values['b_class']]),
+                        records[wanted[values['b_class']]])
+            for values in to_update)
+        report.state = records
     return new_generation, records
 
 
 @_classes_known_first
 @common.retry_on_deadlock
 @common.writer
-def add(context, uuid, resource_class, values, allow_zero_capacity=True):
+def add(context, uuid, resource_class, values, allow_zero_capacity=True,
+        report=None):
     """Add the inventory of a class the provider has none of.
+
+    ``report``, a WriteReport, gets the whole inventory after the write
+    ({class name: record}).
 
     :returns: (new generation, normalised record).
     :raises ResourceProviderNotFound: no such provider.
@@ -314,6 +363,7 @@ def add(context, uuid, resource_class, values, allow_zero_capacity=True):
     context.session.execute(INV.insert().values(
         resource_provider_id=provider.id, resource_class_id=class_id,
         created_at=timeutils.utcnow(), **record))
+    _report(context, report, provider.id)
     return new_generation, record
 
 
@@ -321,11 +371,13 @@ def add(context, uuid, resource_class, values, allow_zero_capacity=True):
 @common.retry_on_deadlock
 @common.writer
 def update(context, uuid, resource_class, generation, values,
-           allow_zero_capacity=True):
+           allow_zero_capacity=True, report=None):
     """Replace the inventory of one class the provider has.
 
     Allocations above the new capacity are allowed (and logged), as
     Placement does: the operator knows best what a host has.
+    ``report``, a WriteReport, is told whether the values changed and
+    gets the whole inventory after the write ({class name: record}).
 
     :returns: (new generation, normalised record).
     :raises ResourceProviderNotFound: no such provider.
@@ -339,7 +391,9 @@ def update(context, uuid, resource_class, generation, values,
     check_capacity(uuid, resource_class, record, allow_zero_capacity)
     class_id = resource_classes.id_for_name(context, resource_class)
     found = context.session.execute(
-        sa.select(INV.c.id, _used_subquery())
+        sa.select(INV.c.id, INV.c.resource_provider_id,
+                  _used_subquery().label('used'),
+                  *(INV.c[key] for key in FIELDS))
         .select_from(INV.join(RP, INV.c.resource_provider_id == RP.c.id))
         .where(RP.c.uuid == uuid,
                INV.c.resource_class_id == class_id)).first()
@@ -347,18 +401,23 @@ def update(context, uuid, resource_class, generation, values,
         raise exception.InventoryNotFound(resource_class=resource_class,
                                           uuid=uuid)
     context.session.execute(
-        INV.update().where(INV.c.id == found[0])
+        INV.update().where(INV.c.id == found.id)
         .values(updated_at=timeutils.utcnow(), **record))
-    if _exceeds(found[1], record):
+    if _exceeds(found.used, record):
         _warn_exceeded(uuid, [resource_class])
+    _report(context, report, found.resource_provider_id,
+            changed=not same_record(_record(found), record))
     return new_generation, record
 
 
 @_classes_known_first
 @common.retry_on_deadlock
 @common.writer
-def delete(context, uuid, resource_class):
+def delete(context, uuid, resource_class, report=None):
     """Remove the inventory of one class.
+
+    ``report``, a WriteReport, gets the whole inventory after the write
+    ({class name: record}).
 
     :returns: the new generation.
     :raises ResourceProviderNotFound: no such provider.
@@ -384,6 +443,7 @@ def delete(context, uuid, resource_class):
     if not result.rowcount:
         raise exception.InventoryNotFound(resource_class=resource_class,
                                           uuid=uuid)
+    _report(context, report, provider.id)
     return new_generation
 
 

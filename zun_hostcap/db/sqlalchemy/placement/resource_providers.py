@@ -164,12 +164,13 @@ def _subtree_ids(session, rp_id, root_id):
 @common.retry_on_deadlock
 @common.writer
 def update(context, uuid, name, parent_uuid=UNSET,
-           allow_reparenting=False):
+           allow_reparenting=False, report=None):
     """Rename a provider and (with ``parent_uuid``) set its parent.
 
     Before microversion 1.37 (``allow_reparenting`` false) a parent may
     only be given to a root; from it a provider may move to another
-    parent or become a root, though never below itself.
+    parent or become a root, though never below itself. ``report``, a
+    WriteReport, is told whether its name or parent changed.
 
     :raises ResourceProviderNotFound: no such provider.
     :raises ResourceProviderExists: the name is taken.
@@ -224,13 +225,19 @@ def update(context, uuid, name, parent_uuid=UNSET,
     if new_root is not None and new_root != me.root_provider_id:
         session.execute(RP.update().where(RP.c.id.in_(subtree))
                         .values(root_provider_id=new_root))
+    if report is not None:
+        report.changed = (me.name != name or
+                          'parent_provider_id' in values)
     return _get(context, uuid)
 
 
 @common.retry_on_deadlock
 @common.writer
-def destroy(context, uuid):
+def destroy(context, uuid, report=None):
     """Delete a provider with its inventories, traits and aggregates.
+
+    ``report``, a WriteReport, gets the provider as it was (the values
+    of ``get_by_uuid``).
 
     :raises ResourceProviderNotFound: no such provider.
     :raises CannotDeleteParentResourceProvider: it has children.
@@ -253,6 +260,9 @@ def destroy(context, uuid):
         raise exception.ResourceProviderInUse(
             uuid=uuid, reason='Resource provider has allocations.')
     rp_id = row.id
+    if report is not None:
+        report.changed = True
+        report.state = _get(context, uuid)
     for table in (INV, RPT, RPA):
         session.execute(table.delete().where(
             table.c.resource_provider_id == rp_id))

@@ -201,7 +201,7 @@ def get_by_provider(context, uuid):
 
 @common.retry_on_deadlock
 @common.writer
-def _set_for_provider(context, uuid, names, generation):
+def _set_for_provider(context, uuid, names, generation, report):
     provider = common.provider_row(context, uuid)
     if generation is not None and provider.generation != generation:
         raise exception.ResourceProviderConcurrentUpdate(uuid=uuid)
@@ -228,20 +228,26 @@ def _set_for_provider(context, uuid, names, generation):
         context.session.execute(RP_TRAIT.insert(), [
             {'resource_provider_id': provider.id, 'trait_id': trait_id,
              'created_at': now} for trait_id in sorted(new)])
+    if report is not None:
+        report.changed = bool(gone or new)
+        report.state = names
     return common.increment_generation(
         context, provider.id, provider.generation, uuid), rows
 
 
-def set_for_provider(context, uuid, names, generation=None):
+def set_for_provider(context, uuid, names, generation=None, report=None):
     """Give the provider ``uuid`` exactly the traits ``names``.
 
     Its generation is bumped in the same transaction.
 
     :param generation: the generation the caller saw; None: any.
+    :param report: a WriteReport to tell whether its traits changed;
+        the state: their names, sorted.
     :returns: (the new generation, [trait dicts]).
     :raises ResourceProviderNotFound: there is no such provider.
     :raises ResourceProviderConcurrentUpdate: the generation moved.
     :raises TraitNotFound: some of ``names`` do not exist.
     """
     ensure_standard(context)
-    return _set_for_provider(context, uuid, sorted(set(names)), generation)
+    return _set_for_provider(context, uuid, sorted(set(names)), generation,
+                             report)

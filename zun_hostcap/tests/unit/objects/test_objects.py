@@ -10,6 +10,8 @@ from zun_hostcap.tests import base as test_base
 # line for the new version and obj_make_compatible for the old one.
 EXPECTED_OBJECT_FINGERPRINTS = {
     'Allocation': '1.0-1d482e5d5cdd02d2f34a4418e6eab3a3',
+    'AllocationNotification': '1.0-a73147b93b520ff0061865849d3dfa56',
+    'AllocationPayload': '1.0-a15861b5166cc7034dfa8dfa52b68369',
     'ComputeNode': '1.0-555304f8edb81c2e5905ffdaf1cc7696',
     'ComputeNodeDeleteNotification': '1.0-a73147b93b520ff0061865849d3dfa56',
     'ComputeNodeDeletePayload': '1.0-a4eec6990d3265a9323d22035371f4af',
@@ -20,6 +22,7 @@ EXPECTED_OBJECT_FINGERPRINTS = {
     'EventType': '1.0-00fb1d42b557d80318fff0796b1968cf',
     'Inventory': '1.0-783d66e09407504365fd6b709e1fdc98',
     'InventoryList': '1.0-7d71fca414c71ad2230d2fcbf881c6b1',
+    'InventoryPayload': '1.0-60dea09db2180b752d6ffbc47973876c',
     'NUMANode': '1.0-f6f5568bf22d5698573c03d913c14428',
     'NUMANodePayload': '1.0-f6f5568bf22d5698573c03d913c14428',
     'NUMATopology': '1.0-b54086eda7e4b2e6145ecb6ee2c925ab',
@@ -29,7 +32,19 @@ EXPECTED_OBJECT_FINGERPRINTS = {
     'ResourceClass': '1.0-6e7be3ba8dd9fa529f944bcf9612b287',
     'ResourceClassList': '1.0-15ecf022a68ddbb8c2a6739cfc9f8f5e',
     'ResourceProvider': '1.0-5dbb96fc693074f5391939bfd8ee5f9b',
+    'ResourceProviderAggregatesNotification':
+        '1.0-a73147b93b520ff0061865849d3dfa56',
+    'ResourceProviderAggregatesPayload':
+        '1.0-3e603765de2b4c2c3bd3193f53d66ef3',
+    'ResourceProviderInventoryNotification':
+        '1.0-a73147b93b520ff0061865849d3dfa56',
+    'ResourceProviderInventoryPayload': '1.0-0fbefd1d9df0cd3a9f2095f6a6623e49',
     'ResourceProviderList': '1.0-15ecf022a68ddbb8c2a6739cfc9f8f5e',
+    'ResourceProviderNotification': '1.0-a73147b93b520ff0061865849d3dfa56',
+    'ResourceProviderPayload': '1.0-9f37c19ee899a374feec3fbb2e8e0ad5',
+    'ResourceProviderTraitsNotification':
+        '1.0-a73147b93b520ff0061865849d3dfa56',
+    'ResourceProviderTraitsPayload': '1.0-75e7d6c2524515c59e7025bd2acfc935',
     'Service': '1.0-b0698bcf706bc2ab6a2db445a4ce5838',
     'ServiceList': '1.0-b53ab8a253f68874bb9072ba1c78d54f',
     'Trait': '1.0-6e7be3ba8dd9fa529f944bcf9612b287',
