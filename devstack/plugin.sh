@@ -100,6 +100,8 @@ function create_zun_hostcap_conf {
 
     iniset "$ZUN_HOSTCAP_CONF" notifications notification_format \
         "$ZUN_HOSTCAP_NOTIFICATION_FORMAT"
+    iniset "$ZUN_HOSTCAP_CONF" notifications placement_notifications \
+        "$ZUN_HOSTCAP_PLACEMENT_NOTIFICATIONS"
     # Notifications are off unless a driver is named.
     if [[ "$ZUN_HOSTCAP_NOTIFICATION_FORMAT" != "none" ]]; then
         iniset "$ZUN_HOSTCAP_CONF" oslo_messaging_notifications driver \
