@@ -2,14 +2,15 @@
 
 The unit tests of the model run on SQLite; these run the parts that
 depend on the engine (standard ids stored as they are, writers racing for
-one provider) on the servers of every deployment, failing in CI when one
-is missing.
+one provider, what the notifications read of the state before a write)
+on the servers of every deployment, failing in CI when one is missing.
 """
 
 from zun_hostcap.tests import base
 from zun_hostcap.tests import fixtures
 from zun_hostcap.tests.functional import base as functional_base
 from zun_hostcap.tests.unit.placement import test_allocations
+from zun_hostcap.tests.unit.placement import test_notifications
 from zun_hostcap.tests.unit.placement import test_resource_classes
 from zun_hostcap.tests.unit.placement import test_resource_providers
 
@@ -48,6 +49,27 @@ class MariaDBAllocationsTestCase(ConcurrentAllocationsMixin, base.TestCase):
 
 class PostgreSQLAllocationsTestCase(ConcurrentAllocationsMixin,
                                     base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        functional_base.require_port(self, 'PostgreSQL', 5432)
+        from zun_hostcap.tests.functional import test_operations
+        db = self.useFixture(test_operations.PostgreSQLDatabase())
+        self.useFixture(fixtures.Database(connection=db.url))
+
+
+class MariaDBNotificationsTestCase(
+        test_notifications.TestPlacementNotifications):
+
+    def setUp(self):
+        super().setUp()
+        functional_base.require_port(self, 'MariaDB', 3306)
+        db = self.useFixture(functional_base.MySQLDatabase())
+        self.useFixture(fixtures.Database(connection=db.url))
+
+
+class PostgreSQLNotificationsTestCase(
+        test_notifications.TestPlacementNotifications):
 
     def setUp(self):
         super().setUp()

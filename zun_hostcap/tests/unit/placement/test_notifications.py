@@ -161,18 +161,25 @@ class TestPlacementNotifications(base.BaseTestCase):
         self.provider()
         self.inventory(0, VCPU=8)
         self.inventory(1, VCPU=8)
-        self.call('PUT', '/resource_providers/%s/inventories/VCPU'
-                  % PROVIDER, {'resource_provider_generation': 2,
-                               'total': 8})
-        self.assertEqual(['resource_provider.inventory.update'],
-                         [event for event, _data in self.data(1)])
+        one = '/resource_providers/%s/inventories/VCPU' % PROVIDER
+        # 1.1 as MariaDB's FLOAT column keeps it is not quite 1.1.
+        ratio = {'total': 8, 'allocation_ratio': 1.1}
+        self.call('PUT', one, dict(ratio, resource_provider_generation=2))
+        self.call('PUT', one, dict(ratio, resource_provider_generation=3))
+        self.call('PUT', '/resource_providers/%s/inventories' % PROVIDER,
+                  {'resource_provider_generation': 4,
+                   'inventories': {'VCPU': ratio}})
+        self.assertEqual([('resource_provider.inventory.update', 1),
+                          ('resource_provider.inventory.update', 3)],
+                         [(event, data['resource_provider_generation'])
+                          for event, data in self.data(2)])
         # The generation moves, as in Placement; nothing else does.
         self.call('PUT', '/resource_providers/%s' % PROVIDER,
                   {'name': 'rp-1'})
         self.call('PUT', '/resource_providers/%s/traits' % PROVIDER,
-                  {'resource_provider_generation': 3, 'traits': []})
+                  {'resource_provider_generation': 5, 'traits': []})
         self.call('PUT', '/resource_providers/%s/aggregates' % PROVIDER,
-                  {'resource_provider_generation': 4, 'aggregates': []})
+                  {'resource_provider_generation': 6, 'aggregates': []})
         self.sent(0)
         self.allocate(CONSUMER, None, VCPU=2)
         self.allocate(CONSUMER, 1, VCPU=2)
