@@ -24,6 +24,7 @@ from zun_hostcap.common import concurrency
 from zun_hostcap.common import context
 from zun_hostcap.common import memory
 from zun_hostcap.common import policy
+from zun_hostcap.common import rpc
 
 LOG = logging.getLogger(__name__)
 
@@ -31,6 +32,8 @@ LOG = logging.getLogger(__name__)
 _LOOP_TIMEOUT = 0.5
 # How long a stopping server goes on answering the requests it received.
 _DRAIN_TIMEOUT = 10
+# Seconds a stopping API gives its queued notifications to be sent.
+_NOTIFICATIONS_TIMEOUT = 5
 
 
 def bind(host, port):
@@ -152,6 +155,14 @@ class WSGIService(service.ServiceBase):
     def wait(self):
         if self._thread is not None:
             self._thread.join()
+        # The notifications of the last writes go out, if the broker
+        # takes them now.
+        if not rpc.wait_until_sent(_NOTIFICATIONS_TIMEOUT):
+            LOG.warning('%(name)s stopped with %(count)d notifications '
+                        'not sent: the message broker did not take them '
+                        'in %(timeout)d seconds',
+                        {'name': self.name, 'count': rpc.unsent(),
+                         'timeout': _NOTIFICATIONS_TIMEOUT})
         LOG.info('%s stopped', self.name)
 
     def reset(self):

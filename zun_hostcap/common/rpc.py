@@ -146,8 +146,11 @@ class _Sender(object):
             finally:
                 self._queue.task_done()
 
+    def unsent(self):
+        return self._queue.unfinished_tasks
+
     def wait_until_sent(self, timeout):
-        """True once every queued send has run (for tests)."""
+        """True once every queued send has run."""
         done = self._queue.all_tasks_done
         with done:
             return done.wait_for(lambda: not self._queue.unfinished_tasks,
@@ -173,10 +176,22 @@ def send_later(send, what):
     sender.put(send, what)
 
 
+def _own_sender():
+    """This process's sender, or None."""
+    sender = _sender
+    return sender if sender and sender.pid == os.getpid() else None
+
+
 def wait_until_sent(timeout=10):
     """True once every send queued by ``send_later`` has run."""
-    sender = _sender
+    sender = _own_sender()
     return sender is None or sender.wait_until_sent(timeout)
+
+
+def unsent():
+    """How many sends queued by ``send_later`` have not run yet."""
+    sender = _own_sender()
+    return 0 if sender is None else sender.unsent()
 
 
 def get_versioned_notifier(publisher_id):

@@ -295,13 +295,36 @@ class TestPlacementNotifications(base.BaseTestCase):
               data['resource_provider_generation'])
              for event, data in self.data(4)])
 
-    def test_off_sends_none_of_them(self):
+    def test_the_unversioned_format_is_plain_data(self):
         self.conf.config(group='notifications',
-                         placement_notifications=False)
+                         notification_format='unversioned')
+        # The notifiers are made at start, from the configuration then.
+        self.useFixture(zun_fixtures.RPC(CONF))
+        collector = self.useFixture(
+            zun_fixtures.NotificationCollector(('notifications',)))
+        self.provider_and_allocation()
+        collector.wait_for(3)
+        self.assertTrue(rpc.wait_until_sent())
+        allocation = collector.received[2]
+        self.assertEqual('allocation.create', allocation['event_type'])
+        self.assertEqual({}, allocation['payload']['allocations_before'])
+        self.assertEqual({PROVIDER: {'VCPU': 1}},
+                         allocation['payload']['allocations_after'])
+        inventory = collector.received[1]['payload']['inventories'][0]
+        self.assertEqual(('VCPU', 8),
+                         (inventory['resource_class'], inventory['total']))
+        self.sent(0)
+
+    def provider_and_allocation(self):
         self.call('POST', '/resource_providers',
                   {'uuid': PROVIDER, 'name': 'rp-1'})
         self.inventory(0, VCPU=8)
         self.allocate(CONSUMER, None, VCPU=1)
+
+    def test_off_sends_none_of_them(self):
+        self.conf.config(group='notifications',
+                         placement_notifications=False)
+        self.provider_and_allocation()
         self.call('DELETE', '/allocations/%s' % CONSUMER)
         self.sent(0)
 
@@ -325,6 +348,7 @@ class TestSender(base.BaseTestCase):
                           'waiting for the message broker'],
                          [record.getMessage() for record in logs.records])
         self.assertFalse(sender.wait_until_sent(0.1))
+        self.assertEqual(4, sender.unsent())
         release.set()
         self.assertTrue(sender.wait_until_sent(5))
         self.assertEqual([0, 1, 2, 3], done)
