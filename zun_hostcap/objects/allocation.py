@@ -6,7 +6,7 @@ from zun_hostcap.db.sqlalchemy.placement import allocations as alloc_db
 from zun_hostcap.objects import base
 from zun_hostcap.objects import consumer as consumer_obj
 from zun_hostcap.objects.notifications import allocation as notifications
-from zun_hostcap.objects.notifications import base as notification_base
+from zun_hostcap.objects import resource_provider as rp_obj
 
 
 @base.ZunHostcapObjectRegistry.register
@@ -59,14 +59,12 @@ class Allocation(base.ZunHostcapPersistentObject, base.ZunHostcapObject):
         for ``requests`` and what it raises. Once it is committed, each
         consumer it changed is announced (allocation.*).
         """
-        if not notification_base.placement_notifications_enabled():
-            alloc_db.replace_all(context, requests, check_generation)
-            return
-        before = {}
+        report = rp_obj.write_report()
         alloc_db.replace_all(context, requests, check_generation,
-                             before=before)
-        for uuid, request in requests.items():
-            _announce(context, uuid, before.get(uuid), request)
+                             report=report)
+        if report is not None:
+            for uuid, request in requests.items():
+                _announce(context, uuid, report.state.get(uuid), request)
 
     @staticmethod
     def delete_all_by_consumer_id(context, consumer_uuid):
@@ -76,12 +74,11 @@ class Allocation(base.ZunHostcapPersistentObject, base.ZunHostcapObject):
 
         :raises AllocationsNotFound: it has none.
         """
-        if not notification_base.placement_notifications_enabled():
-            alloc_db.delete_by_consumer(context, consumer_uuid)
-            return
-        held = alloc_db.delete_by_consumer(context, consumer_uuid,
-                                           held=True)
-        _announce(context, consumer_uuid, held, {'allocations': {}})
+        report = rp_obj.write_report()
+        alloc_db.delete_by_consumer(context, consumer_uuid, report=report)
+        if report is not None:
+            _announce(context, consumer_uuid, report.state,
+                      {'allocations': {}})
 
 
 def _announce(context, uuid, held, request):

@@ -328,14 +328,13 @@ def _as_held(context, held_rows):
     return held
 
 
-def _replace_once(context, requests, check_generation, rc_ids, before):
+def _replace_once(context, requests, check_generation, rc_ids, report):
     session = context.session
     uuids = list(requests)
     existing = consumer_db.consumer_rows(context, uuids)
-    if before is not None:
+    if report is not None:
         # Read again on every attempt: a retry starts from what is there.
-        before.clear()
-        before.update(_held_rows(context, existing))
+        report.state = _held_rows(context, existing)
     if check_generation:
         for uuid, request in requests.items():
             row = existing.get(uuid)
@@ -419,7 +418,7 @@ _retry = oslo_db_api.wrap_db_retry(
 _replace = common.writes(_retry(common.writer(_replace_once)))
 
 
-def replace_all(context, requests, check_generation=False, before=None):
+def replace_all(context, requests, check_generation=False, report=None):
     """Replace the allocations of the consumers of ``requests``.
 
     :param requests: {consumer uuid: {'allocations': {provider uuid:
@@ -430,8 +429,8 @@ def replace_all(context, requests, check_generation=False, before=None):
     :param check_generation: microversion 1.28 and later: each
         ``consumer_generation`` must be the consumer's, None for a new
         consumer.
-    :param before: a dict to fill with what the consumers that existed
-        held before the write, {consumer uuid: Held}; not read if None.
+    :param report: a WriteReport whose state becomes what the consumers
+        that existed held before the write, {consumer uuid: Held}.
     :raises ConsumerConcurrentUpdate: a consumer generation differs.
     :raises AllocationProviderNotFound: a provider does not exist.
     :raises ResourceClassNotFound: a class does not exist.
@@ -446,12 +445,12 @@ def replace_all(context, requests, check_generation=False, before=None):
         rc_name for request in requests.values()
         for resources in request['allocations'].values()
         for rc_name in resources})
-    held_rows = None if before is None else {}
     for attempt in range(RETRIES):
         try:
-            _replace(context, requests, check_generation, rc_ids, held_rows)
-            if before is not None:
-                before.update(_as_held(context, held_rows))
+            _replace(context, requests, check_generation, rc_ids, report)
+            if report is not None:
+                report.changed = True
+                report.state = _as_held(context, report.state)
             return
         except exception.ResourceProviderConcurrentUpdate:
             LOG.debug('Provider generation conflict writing allocations; '
@@ -467,24 +466,26 @@ _DELETE_CONSUMER = CONSUMER.delete().where(
     CONSUMER.c.uuid == sa.bindparam('consumer_uuid'))
 
 
-def delete_by_consumer(context, consumer_uuid, held=False):
+def delete_by_consumer(context, consumer_uuid, report=None):
     """Delete a consumer's allocations, and the consumer.
 
-    :param held: read what it held first, and return it.
-    :returns: what it held (a Held) if ``held``, else None.
+    :param report: a WriteReport whose state becomes what the consumer
+        held (a Held).
     :raises AllocationsNotFound: it has no allocations.
     """
-    rows = _delete_by_consumer(context, consumer_uuid, held)
-    if not held:
-        return None
+    rows = _delete_by_consumer(context, consumer_uuid, report is not None)
+    if report is None:
+        return
     names = class_names(context, {row.resource_class_id for row in rows})
     allocations = {}
     for row in rows:
         allocations.setdefault(row.uuid, {})[
             names[row.resource_class_id]] = row.used
     first = rows[0]
-    return Held(first.project_id, first.user_id, first.consumer_type,
-                first.consumer_generation, allocations)
+    report.changed = True
+    report.state = Held(first.project_id, first.user_id,
+                        first.consumer_type, first.consumer_generation,
+                        allocations)
 
 
 @common.retry_on_deadlock

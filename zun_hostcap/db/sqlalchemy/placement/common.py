@@ -162,7 +162,8 @@ class WriteReport(object):
     A writer given one fills it in, in its transaction (again at each
     attempt); its caller reads it once the write is committed.
     ``changed`` is False for a write that left everything as it was;
-    ``state`` is what the writer documents (the state after the write).
+    ``state`` is what the writer documents: the state after the write,
+    or, for allocations, what the consumers held before it.
     """
 
     def __init__(self):
