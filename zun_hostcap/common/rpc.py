@@ -25,10 +25,6 @@ LEGACY_NOTIFIER = None
 
 LOG = logging.getLogger(__name__)
 
-# Notifications queued for the sender thread, at most; more are dropped
-# (and logged) while the broker is away and the sender waits for it.
-MAX_QUEUED_NOTIFICATIONS = 10000
-
 _init_lock = threading.Lock()
 
 # Exceptions a conductor may raise that callers get back as themselves
@@ -129,10 +125,13 @@ class _Sender(object):
     def put(self, send, what):
         try:
             self._queue.put_nowait((send, what))
+            return
         except queue.Full:
-            LOG.warning('%(what)s not sent: %(limit)d notifications are '
-                        'already waiting for the message broker',
-                        {'what': what, 'limit': self._limit})
+            pass
+        # Out of the except block: the line is all there is to say.
+        LOG.warning('%(what)s not sent: %(limit)d notifications are '
+                    'already waiting for the message broker',
+                    {'what': what, 'limit': self._limit})
 
     def _run(self):
         while True:
@@ -160,10 +159,12 @@ class _Sender(object):
 _sender = None
 
 
-def send_later(send, what):
+def send_later(send, what, limit):
     """Queue ``send()`` for this process's sender thread.
 
     :param what: what is sent, for the log line of a dropped one.
+    :param limit: how many sends may wait, at most, when the first sender
+        of the process is made; more are dropped (and logged).
     """
     global _sender
     sender = _sender
@@ -171,7 +172,7 @@ def send_later(send, what):
         # None yet, or inherited through a fork without its thread.
         with _init_lock:
             if _sender is None or _sender.pid != os.getpid():
-                _sender = _Sender(MAX_QUEUED_NOTIFICATIONS)
+                _sender = _Sender(limit)
             sender = _sender
     sender.put(send, what)
 

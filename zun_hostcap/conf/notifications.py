@@ -44,6 +44,15 @@ notifications_opts = [
                      'a send waits for the broker. False sends none of '
                      'them and leaves compute_node.* notifications as '
                      'they are.'),
+    cfg.IntOpt('max_queued_notifications',
+               default=10000, min=1,
+               help='Notifications an API process holds while the message '
+                    'broker is slow or away (those of the Placement API, '
+                    'which a request queues rather than waits for). One '
+                    'more is dropped, with one warning line each. While '
+                    'the broker is away they are held as long as '
+                    '[oslo_messaging_notifications] retry lets a send '
+                    'wait; forever by default.'),
 ]
 
 

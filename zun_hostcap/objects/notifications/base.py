@@ -227,7 +227,8 @@ class NotificationBase(base.ZunHostcapObject):
         """
         self._check_populated()
         rpc.send_later(functools.partial(self._init_and_emit, context),
-                       self.event_type.to_event_type_field())
+                       self.event_type.to_event_type_field(),
+                       CONF.notifications.max_queued_notifications)
 
     def _init_and_emit(self, context):
         # The API has no RPC server: its transport is made by the sender
