@@ -12,17 +12,32 @@ steps on both over keep-alive HTTP connections. It prints one table:
 operations per second and median latency of each step on both, and the
 ratio ours/theirs against the target.
 
+With ``--notifications [URL]``, this service is served a second time on
+each engine, after the first, with versioned notifications on
+(``[oslo_messaging_notifications] driver = messagingv2``, notification
+format ``versioned``) over the RabbitMQ of URL (default
+rabbit://guest:guest@127.0.0.1:5672/), in a virtual host made for that
+server and deleted after it; a notification listener (oslo.messaging, in
+a process of its own at the lowest CPU priority) drains
+``versioned_notifications.info`` meanwhile. A second table then gives
+our figures with notifications off (the first run: no driver configured)
+and on, and their ratio; under it, the notifications the listener got,
+by event type, against those the steps should send.
+
 Run it with the Python of an environment where zun-hostcap is installed
 (such as ``.tox/functional/bin/python``)::
 
     python tools/bench_placement.py [--providers N] [--only sqlite|mysql]
                                     [--quick] [--profile FILE]
+                                    [--notifications [URL]]
 
 MariaDB is expected on 127.0.0.1:3306 with a root user without password
-(``--mysql-url`` to change it); the databases ``bench_ours`` and
-``bench_theirs`` are created and dropped. A step that fails shows its
-error in its row; the other steps still run. Every server is started
-by its own pid and stopped by it: nothing is left running.
+(``--mysql-url`` to change it); the databases ``bench_ours``,
+``bench_theirs`` (and ``bench_ours_on``) are created and dropped.
+RabbitMQ, for ``--notifications``, on the local node, managed with
+``rabbitmqctl``. A step that fails shows its error in its row; the other
+steps still run. Every server and listener is started by its own pid and
+stopped by it: nothing is left running.
 """
 
 import argparse
@@ -54,7 +69,13 @@ TOKEN = 'admin'
 SERVER_THREADS = 8
 CLIENT_THREADS = 8
 DEFAULT_MYSQL_URL = 'mysql+pymysql://root@127.0.0.1:3306/'
-DATABASES = {'ours': 'bench_ours', 'theirs': 'bench_theirs'}
+DATABASES = {'ours': 'bench_ours', 'theirs': 'bench_theirs',
+             'ours_on': 'bench_ours_on'}
+DEFAULT_RABBIT_URL = 'rabbit://guest:guest@127.0.0.1:5672/'
+# Where our server sends its versioned notifications: the exchange (set
+# in its configuration, so that the listener's matches) and the topic.
+NOTIFY_EXCHANGE = 'zun-hostcap'
+NOTIFY_TOPIC = 'versioned_notifications'
 
 # Inventory of every provider, and what one allocation takes from it.
 INVENTORY = {
@@ -167,10 +188,25 @@ class Side(object):
         self.label = label
         self.python = python
         self.target = target
+        # {engine name: {process: CPU seconds over the steps}}
+        self.cpu = {}
 
     def prepare(self, tmp, url):
         """Write the configuration, build the schema; the environment."""
         raise NotImplementedError
+
+    def setup(self, tmp, engine):
+        """What the side needs before its server is prepared."""
+
+    def settle(self, engine):
+        """After the steps, before the server stops."""
+
+    def teardown(self, engine):
+        """After the server stopped, even if it failed: undo ``setup``."""
+
+    def cpu_pids(self):
+        """{name: pid} of the processes besides the server to account."""
+        return {}
 
     def server(self, tmp, url, profile=None):
         env = self.prepare(tmp, url)
@@ -186,17 +222,92 @@ class Ours(Side):
         super().__init__('ours', 'zun-hostcap', sys.executable,
                          'zun_hostcap.wsgi.placement:application')
 
-    def prepare(self, tmp, url):
-        config = benchlib.write_config(os.path.join(tmp, 'zun-hostcap.conf'), {
+    def sections(self, tmp, url):
+        """The configuration: notifications off (no driver)."""
+        return {
             'DEFAULT': {'debug': 'false', 'state_path': tmp},
             'api': {'auth_strategy': 'noauth2'},
             'database': {'connection': url},
             # Not a policy file of this machine: the defaults.
             'oslo_policy': {'policy_file': os.path.join(tmp, 'policy.yaml')},
-        })
+        }
+
+    def prepare(self, tmp, url):
+        config = benchlib.write_config(os.path.join(tmp, 'zun-hostcap.conf'),
+                                       self.sections(tmp, url))
         _run(benchlib.console_script('zun-hostcap-db-manage', self.python) +
              ['--config-file', config, 'upgrade'])
         return dict(os.environ, ZUN_HOSTCAP_CONFIG_FILE=config)
+
+
+class OursNotifying(Ours):
+    """Ours with versioned notifications on, and a listener of them.
+
+    Each server gets a RabbitMQ virtual host of its own, made before it
+    starts and deleted after it stopped, and a listener that drains
+    ``NOTIFY_TOPIC``.info from before the server starts until the
+    notifications stop coming; what it got is kept by engine in
+    ``received``.
+    """
+
+    def __init__(self, rabbit_url, expected):
+        super().__init__()
+        self.name = 'ours_on'
+        self.label = 'zun-hostcap (notifications on)'
+        self.rabbit_url = rabbit_url
+        self.expected = expected
+        self.vhost = None
+        self.listener = None
+        self.broker_pid = None
+        self.ran_until = None
+        self.received = {}
+
+    def setup(self, tmp, engine):
+        self.vhost = benchlib.RabbitVhost(self.rabbit_url,
+                                          'bench-placement-%s' % engine.name)
+        self.vhost.create()
+        if self.broker_pid is None:
+            self.broker_pid = self.vhost.broker_pid()
+        self.listener = benchlib.NotificationListener(
+            'notification listener', self.vhost.url, NOTIFY_EXCHANGE,
+            NOTIFY_TOPIC, tmp)
+        _RUNNING.add(self.listener)
+        self.listener.start()
+
+    def sections(self, tmp, url):
+        sections = super().sections(tmp, url)
+        sections['DEFAULT'].update(transport_url=self.vhost.url,
+                                   control_exchange=NOTIFY_EXCHANGE)
+        sections['oslo_messaging_notifications'] = {
+            'driver': 'messagingv2', 'transport_url': self.vhost.url}
+        sections['notifications'] = {
+            'notification_format': 'versioned',
+            'versioned_notifications_topics': NOTIFY_TOPIC}
+        return sections
+
+    def settle(self, engine):
+        self.ran_until = time.time()
+        self.listener.settle(sum(self.expected.values()))
+
+    def cpu_pids(self):
+        pids = {'listener': self.listener.process.pid}
+        if self.broker_pid:
+            pids['broker'] = self.broker_pid
+        return pids
+
+    def teardown(self, engine):
+        listener, self.listener = self.listener, None
+        vhost, self.vhost = self.vhost, None
+        try:
+            if listener is not None:
+                listener.stop()
+                _RUNNING.discard(listener)
+                self.received[engine.name] = (
+                    listener.final, self.ran_until, listener.log_path)
+        finally:
+            self.ran_until = None
+            if vhost is not None:
+                vhost.delete()
 
 
 class Theirs(Side):
@@ -539,9 +650,12 @@ def measure(side, engine, tmp, args):
     profile = None
     if args.profile and side.name == 'ours':
         profile = '%s.%s' % (args.profile, engine.name)
+    elif args.profile and side.name == 'ours_on':
+        profile = '%s.%s.notifications' % (args.profile, engine.name)
     server = None
     try:
         try:
+            side.setup(workdir, engine)
             server = side.server(workdir, engine.url(side.name), profile)
             _RUNNING.add(server)
             server.start()
@@ -551,11 +665,23 @@ def measure(side, engine, tmp, args):
         print('  %s on %s: serving on port %d (pid %d), %d providers ...' % (
             side.label, engine.name, server.port, server.process.pid,
             args.providers), flush=True)
+        pids = dict(side.cpu_pids(), server=server.process.pid)
+        cpu = {name: benchlib.cpu_seconds(pid) for name, pid in pids.items()}
         results = Bench(server.port, args.providers, args.quick).run()
+        side.settle(engine)
+        side.cpu[engine.name] = {
+            name: after - cpu[name] for name, after in (
+                (name, benchlib.cpu_seconds(pid))
+                for name, pid in pids.items())
+            if after is not None and cpu[name] is not None}
     finally:
         if server is not None:
             server.stop()
             _RUNNING.discard(server)
+        try:
+            side.teardown(engine)
+        except Exception as exc:   # noqa: B902
+            print('  could not clean up after %s: %s' % (side.label, exc))
         try:
             engine.drop(side.name)
         except Exception as exc:   # noqa: B902
@@ -624,6 +750,120 @@ def _rate(result):
     return text + '*' if result.failures and result.rate else text
 
 
+def expected_notifications(args):
+    """{event type: count} the steps send if every write succeeds.
+
+    One ``resource_provider.create`` and one
+    ``resource_provider.inventory.update`` a provider created; one
+    ``allocation.create`` and one ``allocation.delete`` a pair (warm-up
+    ones included); one ``allocation.create`` an allocation the usages
+    step makes (and leaves).
+    """
+    quick = 1 if args.quick else 0
+    pairs = (ITERATIONS['pairs'][quick] +
+             ITERATIONS['pairs_threaded'][quick] // CLIENT_THREADS *
+             CLIENT_THREADS)
+    return {
+        'resource_provider.create': args.providers,
+        'resource_provider.inventory.update': args.providers,
+        'allocation.create': pairs + min(args.providers, 100),
+        'allocation.delete': pairs,
+    }
+
+
+def _seconds(value):
+    return '-' if value is None else '%.2f s' % value
+
+
+def notifications_table(rows):
+    """The text of the table of (engine, key, off, on) rows: ours only.
+
+    on/off is the ratio of operations per second, notifications on to
+    off; below 1 is the cost of sending them.
+    """
+    head = '%-7s %-38s %9s %8s %9s %8s %7s' % (
+        'engine', 'step', 'off/s', 'p50 ms', 'on/s', 'p50 ms', 'on/off')
+    lines = [head, '-' * len(head)]
+    notes = []
+    for engine, key, off, on in rows:
+        label = LABELS[key][0]
+        ratio = on.rate / off.rate if on.rate and off.rate else None
+        lines.append('%-7s %-38s %9s %8s %9s %8s %7s' % (
+            engine, label, _rate(off), _fmt(off.p50, 8, 2), _rate(on),
+            _fmt(on.p50, 8, 2),
+            _fmt(ratio, 6, 2) + ('x' if ratio is not None else ' ')))
+        # The errors of "off" are under the first table.
+        if on.error:
+            notes.append((engine, label, on.error[:400]))
+        elif on.failures:
+            notes.append((engine, label, '%d of %d failed, e.g. %s' % (
+                on.failures, on.failures + on.ops, on.failure[:300])))
+    text = []
+    seen = set()
+    for engine, label, error in notes:
+        if (engine, error) not in seen:
+            seen.add((engine, error))
+            text.append('error: %s ours (notifications on), %s: %s' % (
+                engine, label, error))
+    return '\n'.join(lines + ([''] + text if text else []))
+
+
+def received_text(side, off, engines):
+    """What the listener got on each engine, against what was expected.
+
+    And the CPU time the processes took over the steps, with ``off``
+    (ours, notifications off) and ``side`` (on; until the listener had
+    them all).
+    """
+    lines = ['Notifications received on %s.info (exchange %s) while ours '
+             'ran with them on:' % (NOTIFY_TOPIC, NOTIFY_EXCHANGE)]
+    expected = side.expected
+    for engine in engines:
+        if engine.name not in side.received:
+            lines.append('  %s: no listener ran (see the errors above)' %
+                         engine.name)
+            continue
+        state, ran_until, log_path = side.received[engine.name]
+        if not state:
+            lines.append('  %s: the listener left no count (log: %s)' % (
+                engine.name, log_path))
+            continue
+        counts = state['counts']
+        total = state['total']
+        if state['last'] is None:
+            when = 'none received'
+        elif ran_until is None:
+            when = 'the steps did not all run'
+        elif state['last'] <= ran_until:
+            when = 'all in before the last step ended'
+        else:
+            when = 'the last %.2f s after the last step ended' % (
+                state['last'] - ran_until)
+        lines.append('  %s: %d of %d expected; %s; publisher %s' % (
+            engine.name, total, sum(expected.values()), when,
+            ', '.join(state['publishers']) or '-'))
+        for event in sorted(set(expected) | set(counts)):
+            got, want = counts.get(event, 0), expected.get(event, 0)
+            payloads = ', '.join(str(name)
+                                 for name in state['payloads'].get(event, ()))
+            verdict = 'ok' if got == want else (
+                'MISSING' if got < want else 'EXTRA')
+            lines.append(('    %-36s %6d of %6d %-7s %s' % (
+                event, got, want, verdict, payloads)).rstrip())
+        cpu_off = off.cpu.get(engine.name, {})
+        cpu_on = side.cpu.get(engine.name, {})
+        if 'server' in cpu_off and 'server' in cpu_on:
+            lines.append(
+                '    CPU time over the steps: our server %.2f s with them '
+                'off, %.2f s on (%s); RabbitMQ %s, the listener %s' % (
+                    cpu_off['server'], cpu_on['server'],
+                    '%.2fx' % (cpu_on['server'] / cpu_off['server'])
+                    if cpu_off['server'] else '-',
+                    _seconds(cpu_on.get('broker')),
+                    _seconds(cpu_on.get('listener'))))
+    return '\n'.join(lines)
+
+
 def floor(args, rows):
     """The floor of a pair on MariaDB (``pair_floor``), as text."""
     pairs = ITERATIONS['pairs'][args.quick] * 5
@@ -666,6 +906,20 @@ def conditions(args, theirs_python, engines):
         'client: http.client keep-alive, one connection per thread; '
         'ratio = ours/s / theirs/s; an op of a pair step is 2 requests',
     ]
+    if args.notifications:
+        try:
+            rabbit = 'RabbitMQ %s' % benchlib.rabbitmqctl(
+                '-q', 'version').strip()
+        except Exception as exc:   # noqa: B902  shown, not needed
+            rabbit = 'RabbitMQ (version unknown: %s)' % exc
+        lines.append(
+            'notifications: ours served twice, off (no driver) then on '
+            '(messagingv2, versioned, oslo.messaging %s, %s at %s, a '
+            'virtual host of its own); a listener at nice 19 drains '
+            '%s.info' % (
+                ours('oslo.messaging'), rabbit,
+                urllib.parse.urlsplit(args.notifications).netloc.rpartition(
+                    '@')[2], NOTIFY_TOPIC))
     return '\n'.join(lines)
 
 
@@ -690,9 +944,19 @@ def main(argv=None):
                         'request) into FILE.<engine> and print a summary')
     parser.add_argument('--keep', action='store_true',
                         help='keep the work directory (logs, configs)')
+    parser.add_argument('--notifications', metavar='URL', nargs='?',
+                        const=DEFAULT_RABBIT_URL,
+                        help='also serve ours with versioned notifications '
+                        'on, over the RabbitMQ of URL (default %s; a '
+                        'virtual host is made for each server and deleted '
+                        'after it, with rabbitmqctl), and compare with '
+                        'ours off' % DEFAULT_RABBIT_URL)
     args = parser.parse_args(argv)
     if args.providers < 1:
         parser.error('--providers must be at least 1')
+    if args.notifications and not shutil.which('rabbitmqctl'):
+        parser.error('--notifications needs rabbitmqctl in PATH (to make '
+                     'a RabbitMQ virtual host of the run)')
     try:
         import zun_hostcap  # noqa: F401
     except ImportError:
@@ -708,8 +972,15 @@ def main(argv=None):
         engines.append(SQLiteEngine(tmp))
     if args.only in (None, 'mysql'):
         engines.append(MySQLEngine(args.mysql_url))
-    sides = [Theirs(theirs_python), Ours()]
+    ours = Ours()
+    sides = [Theirs(theirs_python), ours]
+    notifying = None
+    if args.notifications:
+        notifying = OursNotifying(args.notifications,
+                                  expected_notifications(args))
+        sides.append(notifying)
     rows = []
+    notification_rows = []
     profiles = []
     try:
         print(conditions(args, theirs_python, engines), flush=True)
@@ -717,10 +988,15 @@ def main(argv=None):
             results = {}
             for side in sides:
                 results[side.name], profile = measure(side, engine, tmp, args)
-                profiles.append(profile)
+                profiles.append((profile, 'our server' if side is not notifying
+                                 else 'our server, notifications on'))
             for key, _ in STEPS:
                 rows.append((engine.name, key, results['ours'][key],
                              results['theirs'][key]))
+                if notifying:
+                    notification_rows.append((
+                        engine.name, key, results['ours'][key],
+                        results['ours_on'][key]))
     finally:
         _stop_all()
         if args.keep:
@@ -729,11 +1005,17 @@ def main(argv=None):
             shutil.rmtree(tmp, ignore_errors=True)
     print()
     print(table(rows))
+    if notifying:
+        print()
+        print('Ours with notifications off and on:')
+        print(notifications_table(notification_rows))
+        print()
+        print(received_text(notifying, ours, engines))
     if any(engine.name == 'mysql' for engine in engines):
         print()
         print(floor(args, rows))
-    for profile in profiles:
-        benchlib.print_profile(profile, 'our server')
+    for profile, title in profiles:
+        benchlib.print_profile(profile, title)
     return 0
 
 
