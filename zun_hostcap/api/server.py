@@ -23,8 +23,8 @@ from zun_hostcap.api import errors
 from zun_hostcap.common import concurrency
 from zun_hostcap.common import context
 from zun_hostcap.common import memory
+from zun_hostcap.common import notifier_process
 from zun_hostcap.common import policy
-from zun_hostcap.common import rpc
 
 LOG = logging.getLogger(__name__)
 
@@ -157,11 +157,11 @@ class WSGIService(service.ServiceBase):
             self._thread.join()
         # The notifications of the last writes go out, if the broker
         # takes them now.
-        if not rpc.wait_until_sent(_NOTIFICATIONS_TIMEOUT):
-            LOG.warning('%(name)s stopped with %(count)d notifications '
-                        'not sent: the message broker did not take them '
-                        'in %(timeout)d seconds',
-                        {'name': self.name, 'count': rpc.unsent(),
+        if not notifier_process.stop(_NOTIFICATIONS_TIMEOUT):
+            LOG.warning('%(name)s stopped with notifications not sent: '
+                        'the message broker did not take them in '
+                        '%(timeout)d seconds',
+                        {'name': self.name,
                          'timeout': _NOTIFICATIONS_TIMEOUT})
         LOG.info('%s stopped', self.name)
 

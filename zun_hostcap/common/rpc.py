@@ -145,9 +145,6 @@ class _Sender(object):
             finally:
                 self._queue.task_done()
 
-    def unsent(self):
-        return self._queue.unfinished_tasks
-
     def wait_until_sent(self, timeout):
         """True once every queued send has run."""
         done = self._queue.all_tasks_done
@@ -187,12 +184,6 @@ def wait_until_sent(timeout=10):
     """True once every send queued by ``send_later`` has run."""
     sender = _own_sender()
     return sender is None or sender.wait_until_sent(timeout)
-
-
-def unsent():
-    """How many sends queued by ``send_later`` have not run yet."""
-    sender = _own_sender()
-    return 0 if sender is None else sender.unsent()
 
 
 def get_versioned_notifier(publisher_id):

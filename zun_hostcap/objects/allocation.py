@@ -4,7 +4,6 @@ from oslo_versionedobjects import fields
 
 from zun_hostcap.db.sqlalchemy.placement import allocations as alloc_db
 from zun_hostcap.objects import base
-from zun_hostcap.objects import consumer as consumer_obj
 from zun_hostcap.objects.notifications import allocation as notifications
 from zun_hostcap.objects import resource_provider as rp_obj
 
@@ -93,21 +92,20 @@ def _announce(context, uuid, held, request):
         return  # nothing before, nothing after
     if not after:
         # Deleted: the consumer is gone, so it has no generation.
-        consumer = consumer_obj.Consumer._from_values(
-            context, uuid=uuid, project_id=held.project_id,
-            user_id=held.user_id, consumer_type=held.consumer_type,
-            generation=None)
+        consumer = dict(uuid=uuid, project_id=held.project_id,
+                        user_id=held.user_id,
+                        consumer_type=held.consumer_type, generation=None)
     else:
         consumer_type = request.get('consumer_type')
         if consumer_type is None and held is not None:
             consumer_type = held.consumer_type  # kept as it was
-        consumer = consumer_obj.Consumer._from_values(
-            context, uuid=uuid, project_id=request['project_id'],
-            user_id=request['user_id'], consumer_type=consumer_type,
-            generation=1 if held is None else held.generation + 1)
+        consumer = dict(uuid=uuid, project_id=request['project_id'],
+                        user_id=request['user_id'],
+                        consumer_type=consumer_type,
+                        generation=1 if held is None else held.generation + 1)
         if held is not None and held == (
-                consumer.project_id, consumer.user_id,
-                consumer.consumer_type, held.generation, after):
+                consumer['project_id'], consumer['user_id'],
+                consumer['consumer_type'], held.generation, after):
             return  # the same again
     notifications.allocations_changed(
         context, consumer, held.allocations if held else {}, after)

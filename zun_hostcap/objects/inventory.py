@@ -36,13 +36,11 @@ def _inventory(context, uuid, generation, name, values):
 
 def _announce(context, uuid, generation, report):
     """resource_provider.inventory.update, if the write changed it."""
-    if report is None or not report.changed:
-        return
-    provider = rp_obj.ResourceProvider._from_values(
-        context, uuid=uuid, generation=generation)
-    rp_notifications.inventory_changed(context, provider, [
-        _inventory(context, uuid, generation, name, record)
-        for name, record in report.state.items()])
+    if report is not None and report.changed:
+        rp_notifications.inventory_changed(
+            context, uuid, generation,
+            {name: {key: record[key] for key in _FIELDS}
+             for name, record in report.state.items()})
 
 
 @base.ZunHostcapObjectRegistry.register

@@ -107,8 +107,8 @@ class ResourceProvider(base.ZunHostcapPersistentObject,
             self.generation if increment_generation else None,
             report=report)
         if report is not None and report.changed:
-            notifications.aggregates_changed(self._context, self,
-                                             report.state)
+            notifications.aggregates_changed(
+                self._context, self.uuid, self.generation, report.state)
 
 
 # Where a ResourceProvider keeps each value of a database row.

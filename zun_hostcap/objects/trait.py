@@ -95,8 +95,6 @@ class TraitList(base.ObjectListBase, base.ZunHostcapObject):
         generation, rows = trait_db.set_for_provider(
             context, uuid, names, generation, report=report)
         if report is not None and report.changed:
-            rp_notifications.traits_changed(
-                context, rp_obj.ResourceProvider._from_values(
-                    context, uuid=uuid, generation=generation),
-                report.state)
+            rp_notifications.traits_changed(context, uuid, generation,
+                                            report.state)
         return generation, cls._make(context, rows)

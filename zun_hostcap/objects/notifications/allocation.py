@@ -13,6 +13,7 @@ provider without asking Placement:
 from oslo_versionedobjects import fields
 
 from zun_hostcap.objects import base
+from zun_hostcap.objects import consumer as consumer_obj
 from zun_hostcap.objects.notifications import base as notification
 
 
@@ -75,21 +76,30 @@ class AllocationNotification(notification.NotificationBase):
     }
 
 
-def allocations_changed(context, consumer, before, after):
-    """Queue the notification of a consumer whose allocations changed.
-
-    :param consumer: a Consumer as it is after the write (its generation
-        unset for a delete).
-    :param before: its allocations before: {provider: {class: amount}}.
-    :param after: its allocations after, in the same form.
-    """
-    action = ('create' if not before else
-              'delete' if not after else 'update')
-    AllocationNotification(
+def build_notification(action, consumer, before, after):
+    """The notification of what ``allocations_changed`` queued."""
+    return AllocationNotification(
         priority='info',
         event_type=notification.EventType(object='allocation',
                                           action=action),
         publisher=notification.NotificationPublisher.for_this_process(
             notification.CONF.host),
-        payload=AllocationPayload(consumer, before, after)).emit_later(
-            context)
+        payload=AllocationPayload(
+            consumer_obj.Consumer._from_values(None, **consumer),
+            before, after))
+
+
+def allocations_changed(context, consumer, before, after):
+    """Queue the notification of a consumer whose allocations changed.
+
+    :param consumer: the consumer as it is after the write: {uuid,
+        project_id, user_id, consumer_type, generation (None for a
+        delete)}.
+    :param before: its allocations before: {provider: {class: amount}}.
+    :param after: its allocations after, in the same form.
+    """
+    action = ('create' if not before else
+              'delete' if not after else 'update')
+    notification.send_later(context, build_notification,
+                            (action, consumer, before, after),
+                            'allocation.' + action)

@@ -7,7 +7,6 @@ fields copies, so ``populate_schema()`` fills it in one call and it stays
 in step with the object it describes.
 """
 
-import functools
 import os
 import sys
 
@@ -15,6 +14,7 @@ from oslo_log import log as logging
 from oslo_serialization import jsonutils
 from oslo_versionedobjects import fields
 
+from zun_hostcap.common import notifier_process
 from zun_hostcap.common import rpc
 import zun_hostcap.conf
 from zun_hostcap.objects import base
@@ -47,6 +47,22 @@ def placement_notifications_enabled():
     return bool(CONF.notifications.placement_notifications and
                 CONF.notifications.notification_format != 'none' and
                 CONF.oslo_messaging_notifications.driver)
+
+
+def send_later(context, build, args, what):
+    """Queue the notification ``build(*args)`` makes; return at once.
+
+    For a process that serves requests (the API): the request only hands
+    plain data to the notifier process (``zun_hostcap.common.
+    notifier_process``), which builds the notifications and sends them
+    in the order they were queued; so neither the work of sending nor a
+    broker that is slow or away delays a request. ``build`` is a
+    function of a module, so that the notifier process finds it.
+
+    :param what: the event type, for the log line of one not sent.
+    """
+    notifier_process.send_later(CONF, context, build, args, what,
+                                _publisher_source)
 
 
 def notification_sample(*sample_files):
@@ -194,7 +210,7 @@ class NotificationBase(base.ZunHostcapObject):
         'publisher': fields.ObjectField('NotificationPublisher'),
     }
 
-    def _check_populated(self):
+    def check_populated(self):
         if not self.payload.populated:
             raise ValueError('%s: payload %s is not populated' % (
                 self.obj_name(), self.payload.obj_name()))
@@ -205,7 +221,15 @@ class NotificationBase(base.ZunHostcapObject):
         A process that never initialized RPC (a command line tool) sends
         nothing.
         """
-        self._check_populated()
+        self.check_populated()
+        self.send(context)
+
+    def send(self, context):
+        """``emit``, for one whose payload is known to be complete.
+
+        Such as one made again from its primitive in the notifier
+        process.
+        """
         event_type = self.event_type.to_event_type_field()
         publisher_id = self.publisher.publisher_id()
         versioned = rpc.get_versioned_notifier(publisher_id)
@@ -215,23 +239,6 @@ class NotificationBase(base.ZunHostcapObject):
             return
         getattr(versioned, self.priority)(
             context, event_type, self.payload.obj_to_primitive())
-        getattr(legacy, self.priority)(
-            context, event_type, self.payload.to_legacy_dict())
-
-    def emit_later(self, context):
-        """Queue it for the sender thread of the process; return at once.
-
-        For a process that serves requests (the API): neither a slow
-        broker nor one that is down delays a request. The notifications
-        of the process are sent in the order they were queued.
-        """
-        self._check_populated()
-        rpc.send_later(functools.partial(self._init_and_emit, context),
-                       self.event_type.to_event_type_field(),
-                       CONF.notifications.max_queued_notifications)
-
-    def _init_and_emit(self, context):
-        # The API has no RPC server: its transport is made by the sender
-        # thread, in the process (worker) that sends.
-        rpc.init_notifications(CONF)
-        self.emit(context)
+        if legacy.is_enabled():
+            getattr(legacy, self.priority)(
+                context, event_type, self.payload.to_legacy_dict())

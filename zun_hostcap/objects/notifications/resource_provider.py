@@ -8,14 +8,16 @@
 
 The last three carry the provider's generation after the write, so a
 listener can order them and tell which it has already applied. They are
-sent by the Placement API after the transaction committed, from the
-sender thread (``emit_later``).
+queued by the Placement API after the transaction committed, and built
+and sent by its sender (``notification.send_later``).
 """
 
 from oslo_versionedobjects import fields
 
 from zun_hostcap.objects import base
+from zun_hostcap.objects import inventory as inventory_obj
 from zun_hostcap.objects.notifications import base as notification
+from zun_hostcap.objects import resource_provider as rp_obj
 
 
 @base.ZunHostcapObjectRegistry.register
@@ -211,44 +213,84 @@ class ResourceProviderAggregatesNotification(notification.NotificationBase):
     }
 
 
-def _emit_later(context, cls, event_object, action, payload):
-    cls(priority='info',
+# What the request queues is plain data (see notification.send_later):
+# the builders below make the notifications of it, in the sender.
+
+def _notification(cls, event_object, action, payload):
+    return cls(
+        priority='info',
         event_type=notification.EventType(object=event_object,
                                           action=action),
         publisher=notification.NotificationPublisher.for_this_process(
             notification.CONF.host),
-        payload=payload).emit_later(context)
+        payload=payload)
+
+
+def _provider(uuid, generation, **values):
+    return rp_obj.ResourceProvider._from_values(
+        None, uuid=uuid, generation=generation, **values)
+
+
+def build_provider_notification(action, values):
+    return _notification(ResourceProviderNotification, 'resource_provider',
+                         action, ResourceProviderPayload(_provider(**values)))
+
+
+def build_inventory_notification(uuid, generation, records):
+    inventories = [inventory_obj.Inventory._from_values(
+        None, resource_class=name, **record)
+        for name, record in records.items()]
+    return _notification(
+        ResourceProviderInventoryNotification, 'resource_provider.inventory',
+        'update', ResourceProviderInventoryPayload(
+            _provider(uuid, generation), inventories))
+
+
+def build_traits_notification(uuid, generation, traits):
+    return _notification(
+        ResourceProviderTraitsNotification, 'resource_provider.traits',
+        'update', ResourceProviderTraitsPayload(_provider(uuid, generation),
+                                                traits))
+
+
+def build_aggregates_notification(uuid, generation, aggregates):
+    return _notification(
+        ResourceProviderAggregatesNotification,
+        'resource_provider.aggregates', 'update',
+        ResourceProviderAggregatesPayload(_provider(uuid, generation),
+                                          aggregates))
 
 
 def provider_changed(context, action, resource_provider):
     """Queue resource_provider.<action> about ``resource_provider``."""
-    _emit_later(context, ResourceProviderNotification, 'resource_provider',
-                action, ResourceProviderPayload(resource_provider))
+    values = {name: getattr(resource_provider, name)
+              for name in ResourceProviderPayload.source_fields(
+                  'resource_provider')}
+    notification.send_later(context, build_provider_notification,
+                            (action, values), 'resource_provider.' + action)
 
 
-def inventory_changed(context, resource_provider, inventories):
+def inventory_changed(context, uuid, generation, records):
     """Queue resource_provider.inventory.update.
 
-    :param resource_provider: a ResourceProvider with its uuid and its
-        generation after the write.
-    :param inventories: every Inventory it has after the write.
+    :param generation: the provider's generation after the write.
+    :param records: its whole inventory after the write, {class name:
+        {field: value}}.
     """
-    _emit_later(context, ResourceProviderInventoryNotification,
-                'resource_provider.inventory', 'update',
-                ResourceProviderInventoryPayload(resource_provider,
-                                                 inventories))
+    notification.send_later(context, build_inventory_notification,
+                            (uuid, generation, records),
+                            'resource_provider.inventory.update')
 
 
-def traits_changed(context, resource_provider, traits):
+def traits_changed(context, uuid, generation, traits):
     """Queue resource_provider.traits.update: ``traits`` are names."""
-    _emit_later(context, ResourceProviderTraitsNotification,
-                'resource_provider.traits', 'update',
-                ResourceProviderTraitsPayload(resource_provider, traits))
+    notification.send_later(context, build_traits_notification,
+                            (uuid, generation, traits),
+                            'resource_provider.traits.update')
 
 
-def aggregates_changed(context, resource_provider, aggregates):
+def aggregates_changed(context, uuid, generation, aggregates):
     """Queue resource_provider.aggregates.update: ``aggregates`` uuids."""
-    _emit_later(context, ResourceProviderAggregatesNotification,
-                'resource_provider.aggregates', 'update',
-                ResourceProviderAggregatesPayload(resource_provider,
-                                                  aggregates))
+    notification.send_later(context, build_aggregates_notification,
+                            (uuid, generation, aggregates),
+                            'resource_provider.aggregates.update')

@@ -668,13 +668,17 @@ class TestBrokerOutage(NotificationTestCase):
         service.assert_running(self)
 
     def test_beyond_the_queue_each_dropped_one_is_logged(self):
-        # The first notification waits in the sender for the broker,
-        # three more in the queue; the three after them are dropped.
+        # The first notification waits in the notifier process's sender
+        # for the broker, three more in its queue; the three after them
+        # are dropped.
         self.start(notifications={'max_queued_notifications': 3})
         service = self.server.service
         self.broker.stop()
         since = service.log_size()
         made = self.outage_writes()
+        self.wait_for(lambda: len([line for line in service.log(since)
+                                   .splitlines() if DROPPED.search(line)])
+                      >= 3, '3 dropped notifications')
         dropped = [DROPPED.search(line).group(1)
                    for line in service.log(since).splitlines()
                    if DROPPED.search(line)]
