@@ -38,6 +38,7 @@ import select
 import signal
 import socket
 import struct
+import sys
 import threading
 import time
 
@@ -69,6 +70,19 @@ def config_args(conf):
     return args
 
 
+def python_executable():
+    """The interpreter to start the child with.
+
+    Under a WSGI server that embeds Python (uwsgi, mod_wsgi)
+    ``sys.executable`` may be the server itself; the interpreter of the
+    environment is then the python beside it.
+    """
+    if os.path.basename(sys.executable or '').startswith('python'):
+        return sys.executable
+    beside = os.path.join(sys.prefix, 'bin', 'python3')
+    return beside if os.path.exists(beside) else sys.executable
+
+
 def _in_process(conf):
     """Whether notifications travel in this process (fake://).
 
@@ -90,6 +104,8 @@ class NotifierProcess(object):
 
     def __init__(self, conf, publisher_source):
         context = multiprocessing.get_context('spawn')
+        if python_executable() != sys.executable:
+            context.set_executable(python_executable())
         mine, its = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         self.process = context.Process(
             target=_main, name='zun-hostcap-notifier', daemon=True,

@@ -5,10 +5,13 @@ notifications run it): the test reads the socket pair in its place.
 """
 
 import collections
+import os
 import pickle
 import socket
+import sys
 import threading
 
+import fixtures
 from oslotest import base
 
 from zun_hostcap.common import notifier_process
@@ -65,3 +68,16 @@ class TestSend(base.BaseTestCase):
         self.assertTrue(process._backlog)
         self.assertEqual(list(range(100)),
                          [index for index, _data in _read(theirs, 100)])
+
+
+class TestPythonExecutable(base.BaseTestCase):
+
+    def test_the_interpreter_itself(self):
+        self.assertEqual(sys.executable,
+                         notifier_process.python_executable())
+
+    def test_the_python_beside_an_embedding_server(self):
+        self.useFixture(fixtures.MonkeyPatch('sys.executable',
+                                             '/usr/bin/uwsgi'))
+        self.assertEqual(os.path.join(sys.prefix, 'bin', 'python3'),
+                         notifier_process.python_executable())
