@@ -273,6 +273,9 @@ class OursNotifying(Ours):
             NOTIFY_TOPIC, tmp)
         _RUNNING.add(self.listener)
         self.listener.start()
+        # Paused while the steps run: on a small machine its CPU would be
+        # taken from the server measured. The broker keeps what comes.
+        os.kill(self.listener.process.pid, signal.SIGSTOP)
 
     def sections(self, tmp, url):
         sections = super().sections(tmp, url)
@@ -287,6 +290,7 @@ class OursNotifying(Ours):
 
     def settle(self, engine):
         self.ran_until = time.time()
+        os.kill(self.listener.process.pid, signal.SIGCONT)
         self.listener.settle(sum(self.expected.values()))
 
     def cpu_pids(self):
@@ -300,6 +304,10 @@ class OursNotifying(Ours):
         vhost, self.vhost = self.vhost, None
         try:
             if listener is not None:
+                # Paused still, if the steps failed: a stopped process
+                # takes no SIGTERM.
+                if listener.process.poll() is None:
+                    os.kill(listener.process.pid, signal.SIGCONT)
                 listener.stop()
                 _RUNNING.discard(listener)
                 self.received[engine.name] = (
