@@ -210,26 +210,15 @@ class NotificationBase(base.ZunHostcapObject):
         'publisher': fields.ObjectField('NotificationPublisher'),
     }
 
-    def check_populated(self):
-        if not self.payload.populated:
-            raise ValueError('%s: payload %s is not populated' % (
-                self.obj_name(), self.payload.obj_name()))
-
     def emit(self, context):
         """Send this notification in each enabled format.
 
         A process that never initialized RPC (a command line tool) sends
         nothing.
         """
-        self.check_populated()
-        self.send(context)
-
-    def send(self, context):
-        """``emit``, for one whose payload is known to be complete.
-
-        Such as one made again from its primitive in the notifier
-        process.
-        """
+        if not self.payload.populated:
+            raise ValueError('%s: payload %s is not populated' % (
+                self.obj_name(), self.payload.obj_name()))
         event_type = self.event_type.to_event_type_field()
         publisher_id = self.publisher.publisher_id()
         versioned = rpc.get_versioned_notifier(publisher_id)
@@ -239,6 +228,7 @@ class NotificationBase(base.ZunHostcapObject):
             return
         getattr(versioned, self.priority)(
             context, event_type, self.payload.obj_to_primitive())
+        # Not built for nothing: most deployments send one format only.
         if legacy.is_enabled():
             getattr(legacy, self.priority)(
                 context, event_type, self.payload.to_legacy_dict())
