@@ -78,13 +78,8 @@ class AllocationNotification(notification.NotificationBase):
 
 def build_notification(action, consumer, before, after):
     """The notification of what ``allocations_changed`` queued."""
-    return AllocationNotification(
-        priority='info',
-        event_type=notification.EventType(object='allocation',
-                                          action=action),
-        publisher=notification.NotificationPublisher.for_this_process(
-            notification.CONF.host),
-        payload=AllocationPayload(
+    return notification.make(
+        AllocationNotification, 'allocation', action, AllocationPayload(
             consumer_obj.Consumer._from_values(None, **consumer),
             before, after))
 

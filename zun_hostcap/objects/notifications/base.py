@@ -65,6 +65,14 @@ def send_later(context, build, args, what):
                                 _publisher_source)
 
 
+def make(cls, event_object, action, payload, priority='info'):
+    """A notification ``cls`` from this process: <event_object>.<action>."""
+    return cls(priority=priority,
+               event_type=EventType(object=event_object, action=action),
+               publisher=NotificationPublisher.for_this_process(CONF.host),
+               payload=payload)
+
+
 def notification_sample(*sample_files):
     """Name the samples, in doc/notification_samples, of a notification.
 

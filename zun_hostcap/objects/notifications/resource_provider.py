@@ -216,45 +216,36 @@ class ResourceProviderAggregatesNotification(notification.NotificationBase):
 # What the request queues is plain data (see notification.send_later):
 # the builders below make the notifications of it, in the sender.
 
-def _notification(cls, event_object, action, payload):
-    return cls(
-        priority='info',
-        event_type=notification.EventType(object=event_object,
-                                          action=action),
-        publisher=notification.NotificationPublisher.for_this_process(
-            notification.CONF.host),
-        payload=payload)
-
-
 def _provider(uuid, generation, **values):
     return rp_obj.ResourceProvider._from_values(
         None, uuid=uuid, generation=generation, **values)
 
 
 def build_provider_notification(action, values):
-    return _notification(ResourceProviderNotification, 'resource_provider',
-                         action, ResourceProviderPayload(_provider(**values)))
+    return notification.make(
+        ResourceProviderNotification, 'resource_provider', action,
+        ResourceProviderPayload(_provider(**values)))
 
 
 def build_inventory_notification(uuid, generation, records):
     inventories = [inventory_obj.Inventory._from_values(
         None, resource_class=name, **record)
         for name, record in records.items()]
-    return _notification(
+    return notification.make(
         ResourceProviderInventoryNotification, 'resource_provider.inventory',
         'update', ResourceProviderInventoryPayload(
             _provider(uuid, generation), inventories))
 
 
 def build_traits_notification(uuid, generation, traits):
-    return _notification(
+    return notification.make(
         ResourceProviderTraitsNotification, 'resource_provider.traits',
         'update', ResourceProviderTraitsPayload(_provider(uuid, generation),
                                                 traits))
 
 
 def build_aggregates_notification(uuid, generation, aggregates):
-    return _notification(
+    return notification.make(
         ResourceProviderAggregatesNotification,
         'resource_provider.aggregates', 'update',
         ResourceProviderAggregatesPayload(_provider(uuid, generation),
