@@ -37,10 +37,8 @@ def _inventory(context, uuid, generation, name, values):
 def _announce(context, uuid, generation, report):
     """resource_provider.inventory.update, if the write changed it."""
     if report is not None and report.changed:
-        rp_notifications.inventory_changed(
-            context, uuid, generation,
-            {name: {key: record[key] for key in _FIELDS}
-             for name, record in report.state.items()})
+        rp_notifications.inventory_changed(context, uuid, generation,
+                                           report.state)
 
 
 @base.ZunHostcapObjectRegistry.register
