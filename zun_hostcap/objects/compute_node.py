@@ -69,7 +69,7 @@ def _notify(context, node, action):
     notifiers = (rpc.VERSIONED_NOTIFIER, rpc.LEGACY_NOTIFIER)
     if any(notifier is not None and notifier.is_enabled()
            for notifier in notifiers):
-        notifications.emit(context, node, action, CONF.host)
+        notifications.emit(context, node, action)
 
 
 @base.ZunHostcapObjectRegistry.register

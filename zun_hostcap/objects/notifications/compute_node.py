@@ -165,16 +165,12 @@ class ComputeNodeDeleteNotification(notification.NotificationBase):
     }
 
 
-def emit(context, compute_node, action, host):
-    """Send compute_node.<action> about ``compute_node`` from ``host``."""
+def emit(context, compute_node, action):
+    """Send compute_node.<action> about ``compute_node`` from this host."""
     if action == 'delete':
         cls, payload = (ComputeNodeDeleteNotification,
                         ComputeNodeDeletePayload(compute_node))
     else:
         cls, payload = (ComputeNodeNotification,
                         ComputeNodePayload(compute_node))
-    cls(priority='info',
-        event_type=notification.EventType(object='compute_node',
-                                          action=action),
-        publisher=notification.NotificationPublisher.for_this_process(host),
-        payload=payload).emit(context)
+    notification.make(cls, 'compute_node', action, payload).emit(context)
