@@ -38,13 +38,26 @@ class PostgreSQLTestCase(LookupTests, ListingTests, base.TestCase):
             ThrowAwayDatabase(self, POSTGRESQL_ADMIN_URL))
 
 
+def use_mariadb(test):
+    """Run ``test``'s model on a throw-away MariaDB database."""
+    functional_base.require_port(test, 'MariaDB', 3306)
+    db = test.useFixture(functional_base.MySQLDatabase())
+    test.useFixture(fixtures.Database(connection=db.url))
+
+
+def use_postgresql(test):
+    """Run ``test``'s model on a throw-away PostgreSQL database."""
+    functional_base.require_port(test, 'PostgreSQL', 5432)
+    from zun_hostcap.tests.functional import test_operations
+    db = test.useFixture(test_operations.PostgreSQLDatabase())
+    test.useFixture(fixtures.Database(connection=db.url))
+
+
 class MariaDBAllocationsTestCase(ConcurrentAllocationsMixin, base.TestCase):
 
     def setUp(self):
         super().setUp()
-        functional_base.require_port(self, 'MariaDB', 3306)
-        db = self.useFixture(functional_base.MySQLDatabase())
-        self.useFixture(fixtures.Database(connection=db.url))
+        use_mariadb(self)
 
 
 class PostgreSQLAllocationsTestCase(ConcurrentAllocationsMixin,
@@ -52,10 +65,7 @@ class PostgreSQLAllocationsTestCase(ConcurrentAllocationsMixin,
 
     def setUp(self):
         super().setUp()
-        functional_base.require_port(self, 'PostgreSQL', 5432)
-        from zun_hostcap.tests.functional import test_operations
-        db = self.useFixture(test_operations.PostgreSQLDatabase())
-        self.useFixture(fixtures.Database(connection=db.url))
+        use_postgresql(self)
 
 
 class MariaDBNotificationsTestCase(
@@ -63,9 +73,7 @@ class MariaDBNotificationsTestCase(
 
     def setUp(self):
         super().setUp()
-        functional_base.require_port(self, 'MariaDB', 3306)
-        db = self.useFixture(functional_base.MySQLDatabase())
-        self.useFixture(fixtures.Database(connection=db.url))
+        use_mariadb(self)
 
 
 class PostgreSQLNotificationsTestCase(
@@ -73,7 +81,4 @@ class PostgreSQLNotificationsTestCase(
 
     def setUp(self):
         super().setUp()
-        functional_base.require_port(self, 'PostgreSQL', 5432)
-        from zun_hostcap.tests.functional import test_operations
-        db = self.useFixture(test_operations.PostgreSQLDatabase())
-        self.useFixture(fixtures.Database(connection=db.url))
+        use_postgresql(self)

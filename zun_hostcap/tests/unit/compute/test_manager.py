@@ -6,23 +6,24 @@ from zun_hostcap.os_capability import fake as fake_host
 from zun_hostcap.tests import base
 
 
-class TestUpdateInterval(base.TestCase):
+def fake_manager():
+    """A ComputeManager of 'compute-1' on the fake host and containers."""
+    return manager.ComputeManager(
+        host='compute-1',
+        host_driver=fake_host.FakeDriver(fake_host.sample_capabilities()),
+        container_driver=container.load_driver('fake'))
 
-    def _manager(self):
-        return manager.ComputeManager(
-            host='compute-1',
-            host_driver=fake_host.FakeDriver(
-                fake_host.sample_capabilities()),
-            container_driver=container.load_driver('fake'))
+
+class TestUpdateInterval(base.TestCase):
 
     def test_the_configured_interval_is_used(self):
         self.flags(group='compute', resource_update_interval=7)
         self.assertEqual(
-            7, self._manager()._periodic_spacing['update_available_resource'])
+            7, fake_manager()._periodic_spacing['update_available_resource'])
 
     def test_reset_applies_a_new_interval(self):
         self.flags(group='compute', resource_update_interval=60)
-        compute = self._manager()
+        compute = fake_manager()
         self.flags(group='compute', resource_update_interval=5)
         compute.reset()
         self.assertEqual(

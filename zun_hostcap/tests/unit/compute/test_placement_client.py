@@ -29,6 +29,7 @@ from zun_hostcap.os_capability import fake as fake_host
 from zun_hostcap.tests import base
 from zun_hostcap.tests import fixtures as zfixtures
 from zun_hostcap.tests import gabbi_fixtures
+from zun_hostcap.tests.unit.compute import test_manager
 from zun_hostcap.tests import utils as test_utils
 
 LOOPBACK = '127.0.0.1'
@@ -429,15 +430,8 @@ class TestManagerReports(base.TestCase):
         self.logs = self.useFixture(fixtures.FakeLogger(
             name='zun_hostcap', level=logging.INFO))
 
-    def _manager(self):
-        return manager.ComputeManager(
-            host='compute-1',
-            host_driver=fake_host.FakeDriver(
-                fake_host.sample_capabilities()),
-            container_driver=container.load_driver('fake'))
-
     def test_placement_is_off_without_auth_type(self):
-        compute = self._manager()
+        compute = test_manager.fake_manager()
         self.assertIsNone(compute.resource_tracker.reporter)
         self.assertIn('Not reporting to Placement', self.logs.output)
 
@@ -446,7 +440,7 @@ class TestManagerReports(base.TestCase):
         port = sock.getsockname()[1]
         sock.close()
         test_utils.use_placement(self, 'http://%s:%d' % (LOOPBACK, port))
-        compute = self._manager()
+        compute = test_manager.fake_manager()
         compute.update_available_resource(self.context)
         node = compute.resource_tracker.compute_node
         # The host is stored all the same.
