@@ -104,8 +104,9 @@ class NotifierProcess(object):
 
     def __init__(self, conf, publisher_source):
         context = multiprocessing.get_context('spawn')
-        if python_executable() != sys.executable:
-            context.set_executable(python_executable())
+        executable = python_executable()
+        if executable != sys.executable:
+            context.set_executable(executable)
         mine, its = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         self.process = context.Process(
             target=_main, name='zun-hostcap-notifier', daemon=True,
