@@ -1,0 +1,519 @@
+"""Allocation candidates: what the database says, and the answer's data.
+
+``get_candidates`` answers GET /allocation_candidates in one read
+transaction, in a fixed number of set-based statements whatever the
+number of providers:
+
+1. the names of the request are resolved (classes, traits: unknown ones
+   are an error; aggregates and in_tree providers: unknown ones match
+   nothing);
+2. for each granular group, the providers that can serve all of it;
+   for each class of the unsuffixed group, the providers of a tree that
+   can serve that class, with the tree's root as anchor; capacity
+   (usage, reserved, allocation ratio), min_unit, max_unit, step_size,
+   traits, aggregates and in_tree are checked in the statement;
+3. sharing providers (``MISC_SHARES_VIA_AGGREGATE``) among them are
+   joined to the trees they share with, through their aggregates;
+4. only what the combination needs besides: the room left in classes
+   that several groups ask for, the parents of the trees for
+   ``same_subtree``, the unsuffixed group's required traits;
+5. ``candidate_search`` combines the groups, lazily;
+6. the provider summaries are read for the trees of the answer alone.
+
+What each group may use follows OpenStack Placement (see
+doc/source/admin/placement-candidates.rst for the rules and the few
+places where this search answers differently, on purpose):
+
+- the unsuffixed group takes each of its classes from one provider of
+  the anchor's tree or from a sharing provider of the tree's
+  aggregates; member_of is met by the provider or by its tree's root,
+  forbidden aggregates by neither; its required traits are met by its
+  providers together, its forbidden traits by none of them;
+- a granular group is served by one provider, which meets its traits
+  and aggregates itself;
+- root_required is met by the anchor.
+"""
+
+import os_traits
+import sqlalchemy as sa
+
+from zun_hostcap.db.sqlalchemy import models
+from zun_hostcap.db.sqlalchemy.placement import candidate_search as search
+from zun_hostcap.db.sqlalchemy.placement import common
+from zun_hostcap.db.sqlalchemy.placement import resource_classes
+from zun_hostcap.db.sqlalchemy.placement import resource_providers as rp_db
+from zun_hostcap.db.sqlalchemy.placement import traits as trait_db
+
+RP = common.RP
+INV = models.Inventory.__table__
+ALLOC = models.Allocation.__table__
+RPT = models.ResourceProviderTrait.__table__
+RPA = models.ResourceProviderAggregate.__table__
+AGG = models.PlacementAggregate.__table__
+
+SHARES = os_traits.MISC_SHARES_VIA_AGGREGATE
+
+# Ids sent in one IN (...) at most; longer lists go in several
+# statements (SQLite takes 32,766 bound values a statement).
+IN_CHUNK = 5000
+
+
+class Answer(object):
+    """The candidates and provider summaries, named.
+
+    ``allocation_requests``: [(allocations, mappings)], allocations as
+    {provider uuid: {class name: amount}}, mappings as {suffix:
+    [provider uuid]}. ``provider_summaries``: {uuid: summary}, a summary
+    being {'resources': {class: (capacity, used)}, 'traits': [names],
+    'parent_provider_uuid': ..., 'root_provider_uuid': ...}.
+    """
+
+    def __init__(self, allocation_requests=(), provider_summaries=None):
+        self.allocation_requests = list(allocation_requests)
+        self.provider_summaries = provider_summaries or {}
+
+
+class _Empty(Exception):
+    """Nothing can match: a group, or the request, has no option."""
+
+
+def _chunks(ids):
+    ids = sorted(ids)
+    for start in range(0, len(ids), IN_CHUNK):
+        yield ids[start:start + IN_CHUNK]
+
+
+def _in_aggregates_all(rp_col, member_of):
+    """The provider is in at least one aggregate of each set."""
+    return sa.and_(*[rp_db._in_aggregates(rp_col, agg_uuids)
+                     for agg_uuids in member_of])
+
+
+class _Names(object):
+    """The ids of a request's classes and traits.
+
+    :raises ResourceClassNotFound: an unknown class (the first, by name).
+    :raises TraitNotFound: unknown traits (all named).
+    """
+
+    def __init__(self, context, request):
+        classes = set()
+        traits = set(request.root_required) | set(request.root_forbidden)
+        for group in request.groups:
+            classes.update(name for name, _amount in group.resources)
+            traits.update(group.forbidden_traits)
+            for any_of in group.required_traits:
+                traits.update(any_of)
+        self.class_ids = resource_classes.ids_for_names(context,
+                                                        sorted(classes))
+        self.trait_ids = trait_db.ids_for_names(context, sorted(traits))
+
+    def resources(self, group):
+        return tuple((self.class_ids[name], amount)
+                     for name, amount in group.resources)
+
+    def traits(self, names):
+        return [self.trait_ids[name] for name in sorted(names)]
+
+
+def _tree_root(context, uuid):
+    """The root id of the tree of provider ``uuid``; _Empty if none."""
+    root = context.session.execute(
+        sa.select(RP.c.root_provider_id).where(RP.c.uuid == uuid)).scalar()
+    if root is None:
+        raise _Empty()
+    return root
+
+
+def _own_conditions(rp_col, group, names, resources):
+    """What a provider must meet itself to serve a granular group."""
+    conditions = [rp_db._has_capacity(rp_col, rc_id, amount)
+                  for rc_id, amount in resources]
+    for any_of in group.required_traits:
+        conditions.append(rp_db._with_traits(rp_col, names.traits(any_of)))
+    if group.forbidden_traits:
+        conditions.append(~rp_db._with_traits(
+            rp_col, names.traits(group.forbidden_traits)))
+    if group.member_of:
+        conditions.append(_in_aggregates_all(rp_col, group.member_of))
+    if group.forbidden_aggs:
+        conditions.append(~rp_db._in_aggregates(rp_col,
+                                                group.forbidden_aggs))
+    return conditions
+
+
+def _pairs(context, conditions):
+    """[(provider id, root id)] of the providers meeting ``conditions``."""
+    query = sa.select(RP.c.id, RP.c.root_provider_id)
+    if conditions:
+        query = query.where(*conditions)
+    return context.session.execute(query).all()
+
+
+class _Builder(object):
+    """Builds the SearchSpace of a request, then names the answer."""
+
+    def __init__(self, context, request, names):
+        self.context = context
+        self.request = request
+        self.names = names
+        self.root_of = {}
+        # Sharing providers of the database: a handful in any cloud.
+        shares_id = trait_db.CACHE.ids_for_names(context, [SHARES]).get(
+            SHARES)
+        self.sharing = set()
+        if shares_id is not None:
+            self.sharing = set(context.session.execute(
+                sa.select(RPT.c.resource_provider_id)
+                .where(RPT.c.trait_id == shares_id)).scalars())
+        self._anchors_of = {}
+        self.allowed_anchors = None
+        if request.root_required or request.root_forbidden:
+            self.allowed_anchors = self._roots_with_traits()
+            if not self.allowed_anchors:
+                raise _Empty()
+
+    def _roots_with_traits(self):
+        conditions = [RP.c.parent_provider_id.is_(None)]
+        for name in sorted(self.request.root_required):
+            conditions.append(rp_db._with_traits(
+                RP.c.id, self.names.traits([name])))
+        if self.request.root_forbidden:
+            conditions.append(~rp_db._with_traits(
+                RP.c.id, self.names.traits(self.request.root_forbidden)))
+        return set(self.context.session.execute(
+            sa.select(RP.c.id).where(*conditions)).scalars())
+
+    def anchors_of(self, sharing_ids):
+        """{sharing provider id: {anchor ids}}.
+
+        The anchors of a sharing provider are the roots of the trees any
+        provider of which is in one of its aggregates (its own tree's
+        root among them).
+        """
+        missing = [rp for rp in sharing_ids if rp not in self._anchors_of]
+        if missing:
+            mine = RPA.alias('mine')
+            theirs = RPA.alias('theirs')
+            for rp in missing:
+                self._anchors_of[rp] = set()
+            for chunk in _chunks(missing):
+                rows = self.context.session.execute(
+                    sa.select(mine.c.resource_provider_id,
+                              RP.c.root_provider_id)
+                    .select_from(
+                        mine.join(theirs,
+                                  theirs.c.aggregate_id ==
+                                  mine.c.aggregate_id)
+                        .join(RP, RP.c.id == theirs.c.resource_provider_id))
+                    .where(mine.c.resource_provider_id.in_(chunk))
+                    .distinct())
+                for rp, anchor in rows:
+                    self._anchors_of[rp].add(anchor)
+        return {rp: self._anchors_of[rp] for rp in sharing_ids}
+
+    def _allowed(self, anchor):
+        return self.allowed_anchors is None or anchor in self.allowed_anchors
+
+    def granular_level(self, group):
+        """The Level of a granular group (one provider serves it all)."""
+        resources = self.names.resources(group)
+        conditions = _own_conditions(RP.c.id, group, self.names, resources)
+        if group.in_tree:
+            conditions.append(RP.c.root_provider_id ==
+                              _tree_root(self.context, group.in_tree))
+        options = {}
+        pairs = _pairs(self.context, conditions)
+        sharing = [rp for rp, _root in pairs if rp in self.sharing]
+        anchors_of = self.anchors_of(sharing) if sharing else {}
+        for rp, root in pairs:
+            self.root_of[rp] = root
+            if self._allowed(root):
+                options.setdefault(root, []).append(rp)
+            for anchor in anchors_of.get(rp, ()):
+                if anchor != root and self._allowed(anchor):
+                    options.setdefault(anchor, []).append(rp)
+        if not options:
+            raise _Empty()
+        return search.Level(group.suffix, True, resources, options)
+
+    def unsuffixed_levels(self, group):
+        """The Levels of the unsuffixed group, one a class."""
+        names = self.names
+        tree_root = (_tree_root(self.context, group.in_tree)
+                     if group.in_tree else None)
+        forbidden = (names.traits(group.forbidden_traits)
+                     if group.forbidden_traits else None)
+        bad_roots = None
+        levels = []
+        for rc_id, amount in names.resources(group):
+            conditions = [rp_db._has_capacity(RP.c.id, rc_id, amount)]
+            if forbidden:
+                conditions.append(~rp_db._with_traits(RP.c.id, forbidden))
+            if tree_root is not None:
+                conditions.append(RP.c.root_provider_id == tree_root)
+            # In the tree's own terms: the provider or its root.
+            own = list(conditions)
+            if group.member_of:
+                own.append(sa.or_(
+                    _in_aggregates_all(RP.c.id, group.member_of),
+                    _in_aggregates_all(RP.c.root_provider_id,
+                                       group.member_of)))
+            if group.forbidden_aggs:
+                own.append(~rp_db._in_aggregates(RP.c.id,
+                                                 group.forbidden_aggs))
+                own.append(~rp_db._in_aggregates(RP.c.root_provider_id,
+                                                 group.forbidden_aggs))
+            options = {}
+            for rp, root in _pairs(self.context, own):
+                self.root_of[rp] = root
+                if self._allowed(root):
+                    options.setdefault(root, []).append(rp)
+            # Sharing providers, for the trees they share with: they meet
+            # member_of themselves; neither they nor the anchor are in a
+            # forbidden aggregate. Not within in_tree.
+            if self.sharing and tree_root is None:
+                shared = list(conditions)
+                shared.append(RP.c.id.in_(sorted(self.sharing)))
+                if group.member_of:
+                    shared.append(_in_aggregates_all(RP.c.id,
+                                                     group.member_of))
+                if group.forbidden_aggs:
+                    shared.append(~rp_db._in_aggregates(
+                        RP.c.id, group.forbidden_aggs))
+                pairs = _pairs(self.context, shared)
+                if pairs and group.forbidden_aggs and bad_roots is None:
+                    bad_roots = set(self.context.session.execute(
+                        sa.select(RP.c.id).where(
+                            RP.c.parent_provider_id.is_(None),
+                            rp_db._in_aggregates(
+                                RP.c.id, group.forbidden_aggs)))
+                        .scalars())
+                anchors_of = self.anchors_of([rp for rp, _root in pairs])
+                for rp, root in pairs:
+                    self.root_of[rp] = root
+                    for anchor in anchors_of[rp]:
+                        if (anchor != root and self._allowed(anchor) and
+                                not (bad_roots and anchor in bad_roots)):
+                            options.setdefault(anchor, []).append(rp)
+            if not options:
+                raise _Empty()
+            levels.append(search.Level('', False, ((rc_id, amount),),
+                                       options))
+        return levels
+
+    def room(self, levels):
+        """{(provider, class): room} for classes several levels take."""
+        shared = search.shared_classes(levels)
+        if not shared:
+            return {}
+        providers = set()
+        for level in levels:
+            if any(rc_id in shared for rc_id, _amount in level.resources):
+                for options in level.options.values():
+                    providers.update(options)
+        room = {}
+        used = (sa.select(sa.func.coalesce(sa.func.sum(ALLOC.c.used), 0))
+                .where(ALLOC.c.resource_provider_id ==
+                       INV.c.resource_provider_id,
+                       ALLOC.c.resource_class_id == INV.c.resource_class_id)
+                .scalar_subquery())
+        for chunk in _chunks(providers):
+            rows = self.context.session.execute(
+                sa.select(INV.c.resource_provider_id,
+                          INV.c.resource_class_id, INV.c.total,
+                          INV.c.reserved, INV.c.allocation_ratio,
+                          INV.c.max_unit, used)
+                .where(INV.c.resource_class_id.in_(sorted(shared)),
+                       INV.c.resource_provider_id.in_(chunk)))
+            for rp, rc_id, total, reserved, ratio, max_unit, in_use in rows:
+                capacity = int((total - reserved) * ratio)
+                room[(rp, rc_id)] = min(capacity - int(in_use), max_unit)
+        return room
+
+    def parents(self, anchors, levels):
+        """{provider: parent} of every tree an option comes from."""
+        roots = set()
+        for level in levels:
+            for anchor, options in level.options.items():
+                if anchor in anchors:
+                    roots.update(self.root_of[rp] for rp in options)
+        parent_of = {}
+        for chunk in _chunks(roots):
+            parent_of.update(self.context.session.execute(
+                sa.select(RP.c.id, RP.c.parent_provider_id)
+                .where(RP.c.root_provider_id.in_(chunk))).all())
+        return parent_of
+
+    def traits_of(self, trait_ids, providers):
+        """{provider: {trait ids it has of ``trait_ids``}}."""
+        found = {}
+        for chunk in _chunks(providers):
+            for rp, trait_id in self.context.session.execute(
+                    sa.select(RPT.c.resource_provider_id, RPT.c.trait_id)
+                    .where(RPT.c.trait_id.in_(sorted(trait_ids)),
+                           RPT.c.resource_provider_id.in_(chunk))):
+                found.setdefault(rp, set()).add(trait_id)
+        return found
+
+    def space(self):
+        request = self.request
+        levels = []
+        unsuffixed = None
+        for group in request.groups:
+            if group.use_same_provider:
+                continue
+            unsuffixed = group
+            levels.extend(self.unsuffixed_levels(group))
+        for group in request.groups:
+            if group.use_same_provider:
+                levels.append(self.granular_level(group))
+        anchors = set(levels[0].options)
+        for level in levels[1:]:
+            anchors.intersection_update(level.options)
+        if not anchors:
+            raise _Empty()
+        anchors = sorted(anchors)
+        unsuffixed_required = ()
+        traits_of = None
+        if unsuffixed is not None and unsuffixed.required_traits:
+            unsuffixed_required = tuple(
+                frozenset(self.names.traits(any_of))
+                for any_of in unsuffixed.required_traits)
+            wanted = set().union(*unsuffixed_required)
+            providers = set()
+            for level in levels:
+                if not level.granular:
+                    for options in level.options.values():
+                        providers.update(options)
+            traits_of = self.traits_of(wanted, providers)
+        parent_of = None
+        same_subtrees = tuple(request.same_subtrees)
+        if same_subtrees:
+            parent_of = self.parents(set(anchors), levels)
+        return search.SearchSpace(
+            levels, anchors, self.root_of,
+            sharing=frozenset(self.sharing),
+            room=self.room(levels), parent_of=parent_of,
+            same_subtrees=same_subtrees,
+            unsuffixed_required=unsuffixed_required, traits_of=traits_of,
+            isolate=request.group_policy == search.ISOLATE,
+            nested_aware=request.nested_aware)
+
+
+def _summaries(context, roots, class_ids, with_traits, only=None):
+    """The summaries of every provider of the trees of ``roots``.
+
+    {provider id: [uuid, parent id, root id, {class id: (capacity,
+    used)}, [trait ids]]}; of the providers ``only`` if given.
+    """
+    summaries = {}
+    used = (sa.select(sa.func.coalesce(sa.func.sum(ALLOC.c.used), 0))
+            .where(ALLOC.c.resource_provider_id == INV.c.resource_provider_id,
+                   ALLOC.c.resource_class_id == INV.c.resource_class_id)
+            .scalar_subquery())
+    session = context.session
+    for chunk in _chunks(roots):
+        where = RP.c.root_provider_id.in_(chunk)
+        for rp, uuid, parent, root in session.execute(
+                sa.select(RP.c.id, RP.c.uuid, RP.c.parent_provider_id,
+                          RP.c.root_provider_id).where(where)):
+            if only is None or rp in only:
+                summaries[rp] = [uuid, parent, root, {}, []]
+        inventory = (sa.select(INV.c.resource_provider_id,
+                               INV.c.resource_class_id, INV.c.total,
+                               INV.c.reserved, INV.c.allocation_ratio, used)
+                     .select_from(INV.join(
+                         RP, RP.c.id == INV.c.resource_provider_id))
+                     .where(where))
+        if class_ids is not None:
+            inventory = inventory.where(
+                INV.c.resource_class_id.in_(sorted(class_ids)))
+        for rp, rc_id, total, reserved, ratio, in_use in session.execute(
+                inventory):
+            summary = summaries.get(rp)
+            if summary is not None:
+                summary[3][rc_id] = (int((total - reserved) * ratio),
+                                     int(in_use))
+        if with_traits:
+            for rp, trait_id in session.execute(
+                    sa.select(RPT.c.resource_provider_id, RPT.c.trait_id)
+                    .select_from(RPT.join(
+                        RP, RP.c.id == RPT.c.resource_provider_id))
+                    .where(where)):
+                summary = summaries.get(rp)
+                if summary is not None:
+                    summary[4].append(trait_id)
+    return summaries
+
+
+def _name(context, candidates, summaries, class_names, trait_names):
+    """The Answer, with uuids and names for ids."""
+    uuid_of = {rp: summary[0] for rp, summary in summaries.items()}
+    # Parents and roots of summaries left out below 1.29 are not shown.
+    missing = set()
+    for summary in summaries.values():
+        for rp in summary[1:3]:
+            if rp is not None and rp not in uuid_of:
+                missing.add(rp)
+    for chunk in _chunks(missing):
+        uuid_of.update(context.session.execute(
+            sa.select(RP.c.id, RP.c.uuid).where(RP.c.id.in_(chunk))).all())
+    requests = [
+        ({uuid_of[rp]: {class_names[rc]: amount
+                        for rc, amount in resources.items()}
+          for rp, resources in candidate.allocations.items()},
+         {suffix: [uuid_of[rp] for rp in rps]
+          for suffix, rps in candidate.mappings.items()})
+        for candidate in candidates]
+    named = {}
+    for rp, (uuid, parent, root, resources, traits) in summaries.items():
+        named[uuid] = {
+            'resources': {class_names[rc]: value
+                          for rc, value in resources.items()},
+            # In the order of the traits' creation, as Placement lists
+            # them (the standard traits first).
+            'traits': [trait_names[t] for t in sorted(traits)],
+            'parent_provider_uuid': uuid_of.get(parent),
+            'root_provider_uuid': uuid_of[root],
+        }
+    return Answer(requests, named)
+
+
+@common.reader
+def get_candidates(context, request, options=search.SearchOptions(),
+                   all_classes=True, with_traits=True):
+    """The Answer to ``request`` (a candidate_search.CandidateRequest).
+
+    :param options: the [placement] options of the search.
+    :param all_classes: summaries show every class of a provider (from
+        1.27), else only the classes the request names.
+    :param with_traits: summaries show traits (from 1.17).
+    :raises ResourceClassNotFound: an unknown class.
+    :raises TraitNotFound: unknown traits.
+    """
+    names = _Names(context, request)
+    try:
+        builder = _Builder(context, request, names)
+        space = builder.space()
+    except _Empty:
+        return Answer()
+    candidates = list(search.search(space, options, request.limit))
+    if not candidates:
+        return Answer()
+    only = None
+    if not request.nested_aware:
+        # Below 1.29 the summaries are of the providers used alone.
+        only = set()
+        for candidate in candidates:
+            only.update(candidate.allocations)
+    roots = {space.root_of[rp] for candidate in candidates
+             for rp in candidate.allocations}
+    class_ids = None if all_classes else set(names.class_ids.values())
+    summaries = _summaries(context, roots, class_ids, with_traits, only)
+    class_names = resource_classes.names_for_ids(
+        context, {rc for summary in summaries.values() for rc in summary[3]}
+        | set(names.class_ids.values()))
+    trait_names = trait_db.names_for_ids(
+        context, {t for summary in summaries.values() for t in summary[4]})
+    return _name(context, candidates, summaries, class_names, trait_names)
