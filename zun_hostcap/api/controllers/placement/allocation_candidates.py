@@ -13,6 +13,7 @@ Parsing follows Placement's order and messages; the search is
 candidates.py and candidate_search.py).
 """
 
+import json
 import re
 
 from zun_hostcap.api.placement import errors
@@ -193,22 +194,107 @@ def read_request(req):
         nested_aware=util.at_least(req, microversion.NESTED_CANDIDATES))
 
 
-def _allocation_requests(req, answer):
-    if not util.at_least(req, microversion.ALLOCATIONS_DICT):
-        return [{'allocations': [
-            {'resource_provider': {'uuid': uuid}, 'resources': resources}
-            for uuid, resources in allocations.items()]}
-            for allocations, _mappings in answer.allocation_requests]
-    with_mappings = util.at_least(req, microversion.MAPPINGS)
-    documents = []
-    for allocations, mappings in answer.allocation_requests:
-        document = {'allocations': {
-            uuid: {'resources': resources}
-            for uuid, resources in allocations.items()}}
-        if with_mappings:
-            document['mappings'] = mappings
-        documents.append(document)
-    return documents
+class _Renderer(object):
+    """The JSON texts of allocation requests, in the request's form.
+
+    An answer may hold many thousands of candidates, each naming the
+    provider chosen at each level of the search. The text of a level
+    served by a provider is made once and reused by every candidate that
+    has it; a candidate's text is then a join of these. Building dicts
+    and encoding them would take several times as long, and the objects
+    would burden the garbage collector. Classes a provider serves at
+    several levels of one candidate are added up.
+    """
+
+    def __init__(self, levels, dict_form, with_mappings):
+        self.levels = levels
+        self.dict_form = dict_form
+        self.with_mappings = with_mappings
+        self.resourced = [k for k, (_suffix, resources) in enumerate(levels)
+                          if resources]
+        self.fragments = {}
+        # A suffix of one level (a granular group) maps one provider; the
+        # unsuffixed group's levels map the providers they chose.
+        suffixes = [suffix for suffix, _resources in levels]
+        self.single = [k for k, suffix in enumerate(suffixes)
+                       if suffixes.count(suffix) == 1]
+        self.shared = {}
+        for k, suffix in enumerate(suffixes):
+            if suffixes.count(suffix) > 1:
+                self.shared.setdefault(suffix, []).append(k)
+        self.mapping_fragments = {}
+
+    def _resources(self, resources):
+        return '{%s}' % ', '.join('%s: %d' % (json.dumps(name), amount)
+                                  for name, amount in resources)
+
+    def _allocation(self, uuid, resources):
+        if self.dict_form:
+            return '%s: {"resources": %s}' % (json.dumps(uuid),
+                                              self._resources(resources))
+        return '{"resource_provider": {"uuid": %s}, "resources": %s}' % (
+            json.dumps(uuid), self._resources(resources))
+
+    def _fragment(self, k, uuid):
+        text = self.fragments.get((k, uuid))
+        if text is None:
+            text = self.fragments[(k, uuid)] = self._allocation(
+                uuid, self.levels[k][1])
+        return text
+
+    def _mapping(self, k, uuid):
+        text = self.mapping_fragments.get((k, uuid))
+        if text is None:
+            text = self.mapping_fragments[(k, uuid)] = '%s: [%s]' % (
+                json.dumps(self.levels[k][0]), json.dumps(uuid))
+        return text
+
+    def render(self, candidate):
+        uuids = [candidate[k] for k in self.resourced]
+        if len(set(uuids)) == len(uuids):
+            parts = [self._fragment(k, uuid)
+                     for k, uuid in zip(self.resourced, uuids)]
+        else:
+            by_provider = {}
+            for k, uuid in zip(self.resourced, uuids):
+                by_provider.setdefault(uuid, []).append(k)
+            parts = []
+            for uuid, ks in by_provider.items():
+                if len(ks) == 1:
+                    parts.append(self._fragment(ks[0], uuid))
+                else:
+                    amounts = {}
+                    for k in ks:
+                        _add(amounts, self.levels[k][1])
+                    parts.append(self._allocation(uuid, amounts.items()))
+        if not self.dict_form:
+            return '{"allocations": [%s]}' % ', '.join(parts)
+        if not self.with_mappings:
+            return '{"allocations": {%s}}' % ', '.join(parts)
+        mappings = [self._mapping(k, candidate[k]) for k in self.single]
+        for suffix, ks in self.shared.items():
+            chosen = []
+            for k in ks:
+                if candidate[k] not in chosen:
+                    chosen.append(candidate[k])
+            mappings.append('%s: %s' % (json.dumps(suffix),
+                                        json.dumps(chosen)))
+        return '{"allocations": {%s}, "mappings": {%s}}' % (
+            ', '.join(parts), ', '.join(mappings))
+
+
+def _add(amounts, resources):
+    for name, amount in resources:
+        amounts[name] = amounts.get(name, 0) + amount
+
+
+def allocation_requests_text(req, answer):
+    """The JSON text of the list of allocation requests."""
+    renderer = _Renderer(
+        answer.levels, util.at_least(req, microversion.ALLOCATIONS_DICT),
+        util.at_least(req, microversion.MAPPINGS))
+    return '[%s]' % ', '.join(renderer.render(candidate)
+                              for candidate in answer.candidates)
 
 
 def _provider_summaries(req, answer):
@@ -248,6 +334,9 @@ class AllocationCandidatesController(object):
                                     'parameter: %s' % exc)
         except exception.TraitNotFound as exc:
             raise errors.error(400, str(exc))
-        return util.json_response(req, {
-            'allocation_requests': _allocation_requests(req, answer),
-            'provider_summaries': _provider_summaries(req, answer)})
+        resp = util.json_response(req, {})
+        resp.body = ('{"allocation_requests": %s, "provider_summaries": %s}'
+                     % (allocation_requests_text(req, answer),
+                        json.dumps(_provider_summaries(req, answer)))
+                     ).encode('utf-8')
+        return resp

@@ -162,27 +162,38 @@ class SearchSpace(object):
         self.nested_aware = nested_aware
 
 
-class Candidate(object):
-    """One allocation request, with its mappings.
+def allocations(levels, providers):
+    """{provider: {class: amount}} of a candidate.
 
-    ``allocations``: {provider: {class: amount}}; ``mappings``: for each
-    group's suffix, the providers that serve it, in order of choice.
+    ``providers`` is a candidate as the search yields it: the provider
+    chosen at each of ``levels``, in their order. A resourceless group's
+    provider is in the mappings only.
     """
+    found = {}
+    for level, rp in zip(levels, providers):
+        if level.resources:
+            resources = found.setdefault(rp, {})
+            for rc, amount in level.resources:
+                resources[rc] = resources.get(rc, 0) + amount
+    return found
 
-    __slots__ = ('allocations', 'mappings')
 
-    def __init__(self, allocations, mappings):
-        self.allocations = allocations
-        self.mappings = mappings
+def mappings(levels, providers):
+    """{suffix: [providers]} of a candidate, each provider once."""
+    found = {}
+    for level, rp in zip(levels, providers):
+        chosen = found.setdefault(level.suffix, [])
+        if rp not in chosen:
+            chosen.append(rp)
+    return found
 
-    def key(self):
-        return (tuple(sorted((rp, tuple(sorted(res.items())))
-                             for rp, res in self.allocations.items())),
-                tuple(sorted((suffix, tuple(sorted(rps)))
-                             for suffix, rps in self.mappings.items())))
 
-    def __repr__(self):
-        return 'Candidate(%r, %r)' % (self.allocations, self.mappings)
+def candidate_key(levels, providers):
+    """What makes two candidates the same answer."""
+    return (tuple(sorted((rp, tuple(sorted(res.items()))) for rp, res in
+                         allocations(levels, providers).items())),
+            tuple(sorted((suffix, tuple(sorted(rps))) for suffix, rps in
+                         mappings(levels, providers).items())))
 
 
 class _AnchorWalk(object):
@@ -205,6 +216,8 @@ class _AnchorWalk(object):
                         key=lambda i: len(options[i]))
         self.levels = [levels[i] for i in order]
         self.options = [options[i] for i in order]
+        # Where each level of the space is in the walk's order.
+        self.place = [order.index(i) for i in range(len(levels))]
         self.last_unsuffixed = max(
             (k for k, level in enumerate(self.levels) if not level.granular),
             default=-1)
@@ -330,119 +343,112 @@ class _AnchorWalk(object):
             rp = parent_of.get(rp)
 
     def walk(self):
-        """Yield the anchor's candidates."""
-        space = self.space
-        levels = self.levels
-        options = self.options
-        depth = len(levels)
-        checked = self.checked
-        room = space.room
-        load = {}
-        chosen = [None] * depth
-        position = [-1] * depth
-        isolate = self.isolate
-        bits = self.bits
-        used_mask = 0
-        mask_stack = [0] * depth
-        nested_aware = space.nested_aware
-        root_of = space.root_of
-        tree_owner = {}       # below 1.29: root -> [provider, count]
-        subtrees_of = self.subtrees_of
-        subtree_sets = self.subtree_sets
+        """Yield the anchor's candidates (see ``search``)."""
+        self.chosen = [None] * len(self.levels)
+        self.used_mask = 0
+        self.load = {}
+        self.room_left = dict(self.room_left)
+        self.tree_owner = {}     # below 1.29: root -> [provider, count]
         # The lowest common ancestor of each same_subtree set's choices so
-        # far, one entry a level (None: no choice yet).
-        lca_stack = [[None] * len(subtree_sets)]
-        last_unsuffixed = self.last_unsuffixed
-        required = space.unsuffixed_required
-        traits_of = space.traits_of
-        room_left = dict(self.room_left)
-        demand_after = getattr(self, 'demand_after', None)
+        # far (None: none chosen yet).
+        self.lcas = [None] * len(self.subtree_sets)
+        return self._descend(0)
 
-        k = 0
-        while k >= 0:
-            position[k] += 1
-            opts = options[k]
-            if position[k] >= len(opts):
-                position[k] = -1
-                k -= 1
-                if k >= 0:
-                    self._undo(k, chosen, load, tree_owner, room_left)
-                    used_mask = mask_stack[k]
-                    lca_stack.pop()
+    def _descend(self, k):
+        """The candidates below the choices of the levels before ``k``."""
+        space = self.space
+        level = self.levels[k]
+        checked = self.checked[k]
+        room = space.room
+        load = self.load
+        chosen = self.chosen
+        bits = self.bits if self.isolate and level.granular else None
+        one_a_tree = not space.nested_aware
+        root_of = space.root_of
+        subtrees = self.subtrees_of[k]
+        traits_check = (k == self.last_unsuffixed and
+                        space.unsuffixed_required)
+        last = k == len(self.levels) - 1
+        for rp in self.options[k]:
+            if bits is not None and bits[rp] & self.used_mask:
                 continue
-            rp = opts[position[k]]
-
             # Capacity of the classes other levels take too.
-            fits = True
-            for rc, amount in checked[k]:
-                if load.get((rp, rc), 0) + amount > room.get((rp, rc), 0):
-                    fits = False
-                    break
-            if not fits:
+            if checked and any(
+                    load.get((rp, rc), 0) + amount > room.get((rp, rc), 0)
+                    for rc, amount in checked):
                 continue
-            level = levels[k]
-            if isolate and level.granular and bits[rp] & used_mask:
-                continue
-            if not nested_aware:
-                owner = tree_owner.get(root_of[rp])
+            if one_a_tree:
+                owner = self.tree_owner.get(root_of[rp])
                 if owner is not None and owner[0] != rp:
                     continue
-            lcas = lca_stack[-1]
-            if subtrees_of[k]:
-                lcas = list(lcas)
-                broken = False
-                for index in subtrees_of[k]:
-                    current = lcas[index]
-                    lca = rp if current is None else self._lca(current, rp)
-                    if lca is None or not self._subtree_can_close(
-                            index, k, lca, chosen, rp):
-                        broken = True
-                        break
-                    lcas[index] = lca
-                if broken:
+            lcas = self.lcas
+            if subtrees:
+                lcas = self._closing_lcas(k, rp, subtrees)
+                if lcas is None:
                     continue
-            if k == last_unsuffixed and required:
-                offered = set()
-                for j in range(k):
-                    offered |= traits_of.get(chosen[j], _NO_TRAITS)
-                offered |= traits_of.get(rp, _NO_TRAITS)
-                if not all(any_of & offered for any_of in required):
-                    continue
+            if traits_check and not self._traits_met(k, rp):
+                continue
 
-            # Take it.
+            # Take it; on to the next level; leave it.
             chosen[k] = rp
-            for rc, amount in checked[k]:
+            saved = (self.used_mask, self.lcas)
+            for rc, amount in checked:
                 load[(rp, rc)] = load.get((rp, rc), 0) + amount
-                room_left[rc] -= amount
-            if not nested_aware:
-                owner = tree_owner.setdefault(root_of[rp], [rp, 0])
-                owner[1] += 1
-            mask_stack[k] = used_mask
-            if isolate and level.granular:
-                used_mask |= bits[rp]
-            lca_stack.append(lcas)
+                self.room_left[rc] -= amount
+            if one_a_tree:
+                self.tree_owner.setdefault(root_of[rp], [rp, 0])[1] += 1
+            if bits is not None:
+                self.used_mask |= bits[rp]
+            self.lcas = lcas
+            if last:
+                yield tuple([chosen[j] for j in self.place])
+            elif self._ahead(k):
+                yield from self._descend(k + 1)
+            self.used_mask, self.lcas = saved
+            for rc, amount in checked:
+                load[(rp, rc)] -= amount
+                self.room_left[rc] += amount
+            if one_a_tree:
+                owner = self.tree_owner[root_of[rp]]
+                owner[1] -= 1
+                if not owner[1]:
+                    del self.tree_owner[root_of[rp]]
+        chosen[k] = None
 
-            if k == depth - 1:
-                yield self._candidate(chosen)
-                self._undo(k, chosen, load, tree_owner, room_left)
-                used_mask = mask_stack[k]
-                lca_stack.pop()
-                continue
-            # Look ahead.
-            ahead = True
-            if isolate and not self._hall(k, used_mask):
-                ahead = False
-            elif demand_after is not None:
-                for rc, amount in demand_after[k].items():
-                    if amount > room_left[rc]:
-                        ahead = False
-                        break
-            if not ahead:
-                self._undo(k, chosen, load, tree_owner, room_left)
-                used_mask = mask_stack[k]
-                lca_stack.pop()
-                continue
-            k += 1
+    def _closing_lcas(self, k, rp, subtrees):
+        """The same_subtree sets' ancestors with ``rp`` chosen at ``k``.
+
+        None if a set can no longer be closed.
+        """
+        lcas = list(self.lcas)
+        for index in subtrees:
+            current = lcas[index]
+            lca = rp if current is None else self._lca(current, rp)
+            if lca is None or not self._subtree_can_close(
+                    index, k, lca, self.chosen, rp):
+                return None
+            lcas[index] = lca
+        return lcas
+
+    def _traits_met(self, k, rp):
+        """The unsuffixed group's required traits, by its providers."""
+        traits_of = self.space.traits_of
+        offered = set(traits_of.get(rp, _NO_TRAITS))
+        for j in range(k):
+            offered |= traits_of.get(self.chosen[j], _NO_TRAITS)
+        return all(any_of & offered
+                   for any_of in self.space.unsuffixed_required)
+
+    def _ahead(self, k):
+        """The look ahead after level ``k``'s choice."""
+        if self.isolate and not self._hall(k, self.used_mask):
+            return False
+        if self.shared_classes:
+            room_left = self.room_left
+            for rc, amount in self.demand_after[k].items():
+                if amount > room_left[rc]:
+                    return False
+        return True
 
     def _subtree_can_close(self, index, k, lca, chosen, rp):
         """Whether a same_subtree set can still be closed.
@@ -461,36 +467,6 @@ class _AnchorWalk(object):
         ancestors = list(self._ancestors(lca))
         return any(anc in self.option_sets[j]
                    for j in later for anc in ancestors)
-
-    def _undo(self, k, chosen, load, tree_owner, room_left):
-        rp = chosen[k]
-        for rc, amount in self.checked[k]:
-            load[(rp, rc)] -= amount
-            room_left[rc] += amount
-        if not self.space.nested_aware:
-            owner = tree_owner[self.space.root_of[rp]]
-            owner[1] -= 1
-            if not owner[1]:
-                del tree_owner[self.space.root_of[rp]]
-        chosen[k] = None
-
-    def _candidate(self, chosen):
-        allocations = {}
-        mappings = {}
-        for level, rp in zip(self.levels, chosen):
-            resources = allocations.get(rp)
-            if resources is None:
-                resources = allocations[rp] = {}
-            for rc, amount in level.resources:
-                resources[rc] = resources.get(rc, 0) + amount
-            providers = mappings.get(level.suffix)
-            if providers is None:
-                mappings[level.suffix] = [rp]
-            elif rp not in providers:
-                providers.append(rp)
-        # A resourceless group's provider is in the mappings only.
-        return Candidate({rp: res for rp, res in allocations.items() if res},
-                         mappings)
 
 
 def _round_robin(generators):
@@ -517,6 +493,10 @@ def _round_robin(generators):
 
 def search(space, options=SearchOptions(), limit=None):
     """The candidates of ``space``, lazily.
+
+    A candidate is a tuple: the provider chosen at each level of
+    ``space.levels``, in their order (see ``allocations`` and
+    ``mappings``).
 
     Depth first: every candidate of the first anchor, then of the next.
     Breadth first (or randomized): one candidate of each anchor in turn.
@@ -550,11 +530,12 @@ def search(space, options=SearchOptions(), limit=None):
     # The same candidate comes from several anchors only when it uses
     # sharing providers alone.
     sharing = space.sharing
+    levels = space.levels
     seen = set()
     count = 0
     for candidate in produced:
-        if sharing and all(rp in sharing for rp in candidate.allocations):
-            key = candidate.key()
+        if sharing and all(rp in sharing for rp in candidate):
+            key = candidate_key(levels, candidate)
             if key in seen:
                 continue
             seen.add(key)

@@ -61,16 +61,30 @@ IN_CHUNK = 5000
 class Answer(object):
     """The candidates and provider summaries, named.
 
-    ``allocation_requests``: [(allocations, mappings)], allocations as
-    {provider uuid: {class name: amount}}, mappings as {suffix:
-    [provider uuid]}. ``provider_summaries``: {uuid: summary}, a summary
-    being {'resources': {class: (capacity, used)}, 'traits': [names],
-    'parent_provider_uuid': ..., 'root_provider_uuid': ...}.
+    ``levels``: the search's levels, as (suffix, ((class name, amount),
+    ...)). ``candidates``: one tuple a candidate, the uuid of the
+    provider chosen at each level. ``provider_summaries``: {uuid:
+    summary}, a summary being {'resources': {class: (capacity, used)},
+    'traits': [names], 'parent_provider_uuid': ...,
+    'root_provider_uuid': ...}.
     """
 
-    def __init__(self, allocation_requests=(), provider_summaries=None):
-        self.allocation_requests = list(allocation_requests)
+    def __init__(self, levels=(), candidates=(), provider_summaries=None):
+        self.levels = list(levels)
+        self.candidates = list(candidates)
         self.provider_summaries = provider_summaries or {}
+
+    def allocation_requests(self):
+        """[(allocations, mappings)] of the candidates.
+
+        Allocations as {uuid: {class: amount}}, mappings as {suffix:
+        [uuid]}.
+        """
+        levels = [search.Level(suffix, None, resources, None)
+                  for suffix, resources in self.levels]
+        return [(search.allocations(levels, candidate),
+                 search.mappings(levels, candidate))
+                for candidate in self.candidates]
 
 
 class _Empty(Exception):
@@ -447,25 +461,27 @@ def _summaries(context, roots, class_ids, with_traits, only=None):
     return summaries
 
 
-def _name(context, candidates, summaries, class_names, trait_names):
+def _name(context, space, candidates, summaries, class_names,
+          trait_names):
     """The Answer, with uuids and names for ids."""
     uuid_of = {rp: summary[0] for rp, summary in summaries.items()}
-    # Parents and roots of summaries left out below 1.29 are not shown.
+    # Providers not summarized (below 1.29: parents, roots, and the
+    # providers of resourceless groups).
     missing = set()
     for summary in summaries.values():
         for rp in summary[1:3]:
             if rp is not None and rp not in uuid_of:
                 missing.add(rp)
+    for candidate in candidates:
+        missing.update(rp for rp in candidate if rp not in uuid_of)
     for chunk in _chunks(missing):
         uuid_of.update(context.session.execute(
             sa.select(RP.c.id, RP.c.uuid).where(RP.c.id.in_(chunk))).all())
-    requests = [
-        ({uuid_of[rp]: {class_names[rc]: amount
-                        for rc, amount in resources.items()}
-          for rp, resources in candidate.allocations.items()},
-         {suffix: [uuid_of[rp] for rp in rps]
-          for suffix, rps in candidate.mappings.items()})
-        for candidate in candidates]
+    levels = [(level.suffix, tuple((class_names[rc], amount)
+                                   for rc, amount in level.resources))
+              for level in space.levels]
+    named_candidates = [tuple([uuid_of[rp] for rp in candidate])
+                        for candidate in candidates]
     named = {}
     for rp, (uuid, parent, root, resources, traits) in summaries.items():
         named[uuid] = {
@@ -477,7 +493,7 @@ def _name(context, candidates, summaries, class_names, trait_names):
             'parent_provider_uuid': uuid_of.get(parent),
             'root_provider_uuid': uuid_of[root],
         }
-    return Answer(requests, named)
+    return Answer(levels, named_candidates, named)
 
 
 @common.reader
@@ -501,14 +517,13 @@ def get_candidates(context, request, options=search.SearchOptions(),
     candidates = list(search.search(space, options, request.limit))
     if not candidates:
         return Answer()
-    only = None
-    if not request.nested_aware:
-        # Below 1.29 the summaries are of the providers used alone.
-        only = set()
-        for candidate in candidates:
-            only.update(candidate.allocations)
-    roots = {space.root_of[rp] for candidate in candidates
-             for rp in candidate.allocations}
+    # The providers the candidates allocate from.
+    allocating = {rp for candidate in candidates
+                  for level, rp in zip(space.levels, candidate)
+                  if level.resources}
+    # Below 1.29 the summaries are of those providers alone.
+    only = None if request.nested_aware else allocating
+    roots = {space.root_of[rp] for rp in allocating}
     class_ids = None if all_classes else set(names.class_ids.values())
     summaries = _summaries(context, roots, class_ids, with_traits, only)
     class_names = resource_classes.names_for_ids(
@@ -516,4 +531,5 @@ def get_candidates(context, request, options=search.SearchOptions(),
         | set(names.class_ids.values()))
     trait_names = trait_db.names_for_ids(
         context, {t for summary in summaries.values() for t in summary[4]})
-    return _name(context, candidates, summaries, class_names, trait_names)
+    return _name(context, space, candidates, summaries, class_names,
+                 trait_names)
