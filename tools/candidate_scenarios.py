@@ -289,8 +289,9 @@ def _retrying(call, attempts=20):
             time.sleep(0.01 * (attempt + 1))
 
 
-def _parallel(make_client, work, threads=LOAD_THREADS):
+def _parallel(make_client, work, threads=None):
     """Run the callables ``work`` (each given a client) on threads."""
+    threads = threads or LOAD_THREADS
     items = list(work)
     errors = []
     lock = threading.Lock()

@@ -469,6 +469,22 @@ class _AnchorWalk(object):
                    for j in later for anc in ancestors)
 
 
+def _options(space, anchor, rng):
+    """The candidates of a space of one level: its options."""
+    options = space.levels[0].options[anchor]
+    if rng is not None:
+        options = list(options)
+        rng.shuffle(options)
+    required = space.unsuffixed_required
+    traits_of = space.traits_of
+    for rp in options:
+        if required:
+            offered = traits_of.get(rp, _NO_TRAITS)
+            if not all(any_of & offered for any_of in required):
+                continue
+        yield (rp,)
+
+
 def _round_robin(generators):
     """One item of each generator in turn, dropping the exhausted.
 
@@ -517,6 +533,11 @@ def search(space, options=SearchOptions(), limit=None):
         return
 
     def walks():
+        if len(space.levels) == 1:
+            # Nothing to combine: each option is a candidate.
+            for anchor in anchors:
+                yield _options(space, anchor, rng)
+            return
         for anchor in anchors:
             walk = _AnchorWalk(space, anchor, rng)
             if walk.viable():

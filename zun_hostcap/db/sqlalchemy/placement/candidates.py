@@ -370,6 +370,33 @@ class _Builder(object):
                 found.setdefault(rp, set()).add(trait_id)
         return found
 
+    def has_trees(self):
+        """Whether any provider of the database has a parent."""
+        return self.context.session.execute(
+            sa.select(RP.c.id).where(RP.c.parent_provider_id.isnot(None))
+            .limit(1)).first() is not None
+
+    def flat_level(self, group):
+        """The Level of the unsuffixed group in a flat, unshared cloud.
+
+        Where every tree is one provider and nothing is shared, one
+        provider serves the group, and meets its traits and aggregates
+        itself: one statement finds them all.
+        """
+        resources = self.names.resources(group)
+        conditions = _own_conditions(RP.c.id, group, self.names, resources)
+        if group.in_tree:
+            conditions.append(RP.c.root_provider_id ==
+                              _tree_root(self.context, group.in_tree))
+        options = {}
+        for rp, root in _pairs(self.context, conditions):
+            self.root_of[rp] = root
+            if self._allowed(root):
+                options[root] = [rp]
+        if not options:
+            raise _Empty()
+        return search.Level('', False, resources, options)
+
     def space(self):
         request = self.request
         levels = []
@@ -377,8 +404,11 @@ class _Builder(object):
         for group in request.groups:
             if group.use_same_provider:
                 continue
-            unsuffixed = group
-            levels.extend(self.unsuffixed_levels(group))
+            if not self.sharing and not self.has_trees():
+                levels.append(self.flat_level(group))
+            else:
+                unsuffixed = group
+                levels.extend(self.unsuffixed_levels(group))
         for group in request.groups:
             if group.use_same_provider:
                 levels.append(self.granular_level(group))
