@@ -194,125 +194,145 @@ def read_request(req):
         nested_aware=util.at_least(req, microversion.NESTED_CANDIDATES))
 
 
-class _Renderer(object):
-    """The JSON texts of allocation requests, in the request's form.
+# What a provider's uuid may hold to be written between quotes as it is.
+_PLAIN = re.compile(r'[0-9A-Za-z_-]*\Z').match
 
-    An answer may hold many thousands of candidates, each naming the
-    provider chosen at each level of the search. The text of a level
-    served by a provider is made once and reused by every candidate that
-    has it; a candidate's text is then a join of these. Building dicts
-    and encoding them would take several times as long, and the objects
-    would burden the garbage collector. Classes a provider serves at
-    several levels of one candidate are added up.
+
+class _Quoted(dict):
+    """JSON string literals, each made once a request."""
+
+    def __missing__(self, text):
+        if text is None:
+            quoted = 'null'
+        elif _PLAIN(text):
+            quoted = '"%s"' % text
+        else:
+            quoted = json.dumps(text)
+        self[text] = quoted
+        return quoted
+
+
+class _Renderer(object):
+    """The JSON texts of an answer, in the request's form.
+
+    An answer may hold many thousands of candidates and summaries. They
+    are written as text: each provider's uuid and each level's resources
+    once, then joined candidate by candidate. Building dicts and encoding
+    them would take several times as long, and the objects would burden
+    the garbage collector. Classes a provider serves at several levels of
+    one candidate are added up.
     """
 
-    def __init__(self, levels, dict_form, with_mappings):
-        self.levels = levels
-        self.dict_form = dict_form
-        self.with_mappings = with_mappings
+    def __init__(self, req, answer):
+        self.answer = answer
+        self.dict_form = util.at_least(req, microversion.ALLOCATIONS_DICT)
+        self.with_mappings = util.at_least(req, microversion.MAPPINGS)
+        self.with_traits = util.at_least(req, microversion.CANDIDATE_TRAITS)
+        self.nested = util.at_least(req, microversion.NESTED_CANDIDATES)
+        self.quoted = _Quoted()
+        uuid_of = answer.uuid_of
+        quoted = self.quoted
+
+        class Providers(dict):
+            def __missing__(self, rp):
+                text = self[rp] = quoted[uuid_of.get(rp)]
+                return text
+        self.providers = Providers()
+        levels = answer.levels
         self.resourced = [k for k, (_suffix, resources) in enumerate(levels)
                           if resources]
-        self.fragments = {}
+        self.resources = [self._resources(resources)
+                          for _suffix, resources in levels]
         # A suffix of one level (a granular group) maps one provider; the
         # unsuffixed group's levels map the providers they chose.
         suffixes = [suffix for suffix, _resources in levels]
-        self.single = [k for k, suffix in enumerate(suffixes)
-                       if suffixes.count(suffix) == 1]
+        self.single = [(k, quoted[suffix]) for k, suffix in
+                       enumerate(suffixes) if suffixes.count(suffix) == 1]
         self.shared = {}
         for k, suffix in enumerate(suffixes):
             if suffixes.count(suffix) > 1:
-                self.shared.setdefault(suffix, []).append(k)
-        self.mapping_fragments = {}
+                self.shared.setdefault(quoted[suffix], []).append(k)
 
     def _resources(self, resources):
-        return '{%s}' % ', '.join('%s: %d' % (json.dumps(name), amount)
+        return '{%s}' % ', '.join('%s: %d' % (self.quoted[name], amount)
                                   for name, amount in resources)
 
-    def _allocation(self, uuid, resources):
+    def _allocation(self, rp, resources_text):
         if self.dict_form:
-            return '%s: {"resources": %s}' % (json.dumps(uuid),
-                                              self._resources(resources))
+            return '%s: {"resources": %s}' % (self.providers[rp],
+                                              resources_text)
         return '{"resource_provider": {"uuid": %s}, "resources": %s}' % (
-            json.dumps(uuid), self._resources(resources))
+            self.providers[rp], resources_text)
 
-    def _fragment(self, k, uuid):
-        text = self.fragments.get((k, uuid))
-        if text is None:
-            text = self.fragments[(k, uuid)] = self._allocation(
-                uuid, self.levels[k][1])
-        return text
-
-    def _mapping(self, k, uuid):
-        text = self.mapping_fragments.get((k, uuid))
-        if text is None:
-            text = self.mapping_fragments[(k, uuid)] = '%s: [%s]' % (
-                json.dumps(self.levels[k][0]), json.dumps(uuid))
-        return text
-
-    def render(self, candidate):
-        uuids = [candidate[k] for k in self.resourced]
-        if len(set(uuids)) == len(uuids):
-            parts = [self._fragment(k, uuid)
-                     for k, uuid in zip(self.resourced, uuids)]
+    def candidate(self, candidate):
+        rps = [candidate[k] for k in self.resourced]
+        if len(set(rps)) == len(rps):
+            parts = [self._allocation(rp, self.resources[k])
+                     for k, rp in zip(self.resourced, rps)]
         else:
             by_provider = {}
-            for k, uuid in zip(self.resourced, uuids):
-                by_provider.setdefault(uuid, []).append(k)
+            for k, rp in zip(self.resourced, rps):
+                by_provider.setdefault(rp, []).append(k)
             parts = []
-            for uuid, ks in by_provider.items():
+            for rp, ks in by_provider.items():
                 if len(ks) == 1:
-                    parts.append(self._fragment(ks[0], uuid))
-                else:
-                    amounts = {}
-                    for k in ks:
-                        _add(amounts, self.levels[k][1])
-                    parts.append(self._allocation(uuid, amounts.items()))
+                    parts.append(self._allocation(rp, self.resources[ks[0]]))
+                    continue
+                amounts = {}
+                for k in ks:
+                    for name, amount in self.answer.levels[k][1]:
+                        amounts[name] = amounts.get(name, 0) + amount
+                parts.append(self._allocation(
+                    rp, self._resources(amounts.items())))
         if not self.dict_form:
             return '{"allocations": [%s]}' % ', '.join(parts)
         if not self.with_mappings:
             return '{"allocations": {%s}}' % ', '.join(parts)
-        mappings = [self._mapping(k, candidate[k]) for k in self.single]
+        providers = self.providers
+        mappings = ['%s: [%s]' % (suffix, providers[candidate[k]])
+                    for k, suffix in self.single]
         for suffix, ks in self.shared.items():
             chosen = []
             for k in ks:
                 if candidate[k] not in chosen:
                     chosen.append(candidate[k])
-            mappings.append('%s: %s' % (json.dumps(suffix),
-                                        json.dumps(chosen)))
+            mappings.append('%s: [%s]' % (suffix, ', '.join(
+                providers[rp] for rp in chosen)))
         return '{"allocations": {%s}, "mappings": {%s}}' % (
             ', '.join(parts), ', '.join(mappings))
 
+    def allocation_requests(self):
+        """The JSON text of the list of allocation requests."""
+        return '[%s]' % ', '.join(self.candidate(candidate)
+                                  for candidate in self.answer.candidates)
 
-def _add(amounts, resources):
-    for name, amount in resources:
-        amounts[name] = amounts.get(name, 0) + amount
+    def provider_summaries(self):
+        """The JSON text of the provider summaries."""
+        quoted = self.quoted
+        providers = self.providers
+        parts = []
+        for rp, (parent, root, resources, traits) in \
+                self.answer.summaries.items():
+            text = '%s: {"resources": {%s}' % (providers[rp], ', '.join(
+                '%s: {"capacity": %d, "used": %d}' % (quoted[name], *figures)
+                for name, *figures in resources))
+            if self.with_traits:
+                text += ', "traits": [%s]' % ', '.join(
+                    quoted[name] for name in traits)
+            if self.nested:
+                text += (', "parent_provider_uuid": %s, '
+                         '"root_provider_uuid": %s' % (
+                             providers[parent] if parent else 'null',
+                             providers[root]))
+            parts.append(text + '}')
+        return '{%s}' % ', '.join(parts)
 
 
-def allocation_requests_text(req, answer):
-    """The JSON text of the list of allocation requests."""
-    renderer = _Renderer(
-        answer.levels, util.at_least(req, microversion.ALLOCATIONS_DICT),
-        util.at_least(req, microversion.MAPPINGS))
-    return '[%s]' % ', '.join(renderer.render(candidate)
-                              for candidate in answer.candidates)
-
-
-def _provider_summaries(req, answer):
-    with_traits = util.at_least(req, microversion.CANDIDATE_TRAITS)
-    nested = util.at_least(req, microversion.NESTED_CANDIDATES)
-    summaries = {}
-    for uuid, summary in answer.provider_summaries.items():
-        document = {'resources': {
-            name: {'capacity': capacity, 'used': used}
-            for name, (capacity, used) in summary['resources'].items()}}
-        if with_traits:
-            document['traits'] = summary['traits']
-        if nested:
-            document['parent_provider_uuid'] = summary[
-                'parent_provider_uuid']
-            document['root_provider_uuid'] = summary['root_provider_uuid']
-        summaries[uuid] = document
-    return summaries
+def answer_text(req, answer):
+    """The JSON text of the whole answer."""
+    renderer = _Renderer(req, answer)
+    return ('{"allocation_requests": %s, "provider_summaries": %s}' % (
+        renderer.allocation_requests(), renderer.provider_summaries()))
 
 
 class AllocationCandidatesController(object):
@@ -335,8 +355,5 @@ class AllocationCandidatesController(object):
         except exception.TraitNotFound as exc:
             raise errors.error(400, str(exc))
         resp = util.json_response(req, {})
-        resp.body = ('{"allocation_requests": %s, "provider_summaries": %s}'
-                     % (allocation_requests_text(req, answer),
-                        json.dumps(_provider_summaries(req, answer)))
-                     ).encode('utf-8')
+        resp.body = answer_text(req, answer).encode('utf-8')
         return resp

@@ -196,28 +196,27 @@ def candidate_key(levels, providers):
                          mappings(levels, providers).items())))
 
 
-class _AnchorWalk(object):
-    """The depth-first walk of one anchor's combinations."""
+class _Plan(object):
+    """What the walks of one search share: the levels in walk order.
 
-    def __init__(self, space, anchor, rng):
+    The unsuffixed levels come first (their trait check ends them), then
+    the granular ones, those with fewest options first: a dead end shows
+    sooner.
+    """
+
+    def __init__(self, space):
         self.space = space
-        self.anchor = anchor
         levels = space.levels
-        options = [list(level.options.get(anchor, ())) for level in levels]
-        if rng is not None:
-            for opts in options:
-                rng.shuffle(opts)
-        # The unsuffixed levels first (their trait check ends them), then
-        # the granular ones, those with fewest options first: a dead end
-        # shows sooner.
+        sizes = [sum(len(options) for options in level.options.values())
+                 for level in levels]
         order = [i for i, level in enumerate(levels) if not level.granular]
         order += sorted((i for i, level in enumerate(levels)
-                         if level.granular),
-                        key=lambda i: len(options[i]))
+                         if level.granular), key=lambda i: sizes[i])
+        self.order = order
         self.levels = [levels[i] for i in order]
-        self.options = [options[i] for i in order]
+        depth = len(self.levels)
         # Where each level of the space is in the walk's order.
-        self.place = [order.index(i) for i in range(len(levels))]
+        self.place = [order.index(i) for i in range(depth)]
         self.last_unsuffixed = max(
             (k for k, level in enumerate(self.levels) if not level.granular),
             default=-1)
@@ -226,9 +225,19 @@ class _AnchorWalk(object):
         self.checked = [tuple((rc, amount) for rc, amount in level.resources
                               if rc in self.shared_classes)
                         for level in self.levels]
-
-        # same_subtree: for each level, the constraints it is part of, and
-        # for each constraint its levels.
+        self.demand_after = []
+        for k in range(depth):
+            demand = {}
+            for checked in self.checked[k + 1:]:
+                for rc, amount in checked:
+                    demand[rc] = demand.get(rc, 0) + amount
+            self.demand_after.append(demand)
+        self.demand = {}
+        for checked in self.checked:
+            for rc, amount in checked:
+                self.demand[rc] = self.demand.get(rc, 0) + amount
+        # same_subtree: for each constraint its levels, and for each level
+        # the constraints it is part of.
         self.subtree_sets = []
         for suffixes in space.same_subtrees:
             members = [k for k, level in enumerate(self.levels)
@@ -239,7 +248,58 @@ class _AnchorWalk(object):
         for index, members in enumerate(self.subtree_sets):
             for k in members:
                 self.subtrees_of[k].append(index)
-        self.option_sets = [frozenset(opts) for opts in self.options]
+        self.granular = [k for k, level in enumerate(self.levels)
+                         if level.granular]
+        self.later_granular = [[j for j in self.granular if j > k]
+                               for k in range(depth)]
+        self._ancestors = {}
+
+    def ancestors(self, rp):
+        """The provider and its ancestors, as a tuple from it upwards."""
+        chain = self._ancestors.get(rp)
+        if chain is None:
+            parent_of = self.space.parent_of
+            found = []
+            current = rp
+            while current is not None:
+                found.append(current)
+                current = parent_of.get(current)
+            chain = self._ancestors[rp] = tuple(found)
+        return chain
+
+    def lca(self, a, b):
+        """The lowest common ancestor of providers a and b, or None."""
+        above_a = self.ancestors(a)
+        for rp in self.ancestors(b):
+            if rp in above_a:
+                return rp
+        return None
+
+
+class _AnchorWalk(object):
+    """The depth-first walk of one anchor's combinations."""
+
+    def __init__(self, plan, anchor, rng):
+        self.plan = plan
+        space = self.space = plan.space
+        self.anchor = anchor
+        self.levels = plan.levels
+        self.place = plan.place
+        self.last_unsuffixed = plan.last_unsuffixed
+        self.shared_classes = plan.shared_classes
+        self.checked = plan.checked
+        self.subtree_sets = plan.subtree_sets
+        self.subtrees_of = plan.subtrees_of
+        self.later_granular = plan.later_granular
+        self.demand_after = plan.demand_after
+        self.options = [level.options.get(anchor, ()) for level in
+                        self.levels]
+        if rng is not None:
+            self.options = [list(options) for options in self.options]
+            for options in self.options:
+                rng.shuffle(options)
+        if plan.subtree_sets:
+            self.option_sets = [frozenset(opts) for opts in self.options]
 
         # isolate: a bit per option provider of the granular levels.
         self.isolate = space.isolate
@@ -255,32 +315,21 @@ class _AnchorWalk(object):
                             bit = self.bits[rp] = 1 << len(self.bits)
                         mask |= bit
                 self.masks.append(mask)
-            self.later_granular = [
-                [j for j in range(k + 1, len(self.levels))
-                 if self.levels[j].granular]
-                for k in range(len(self.levels))]
 
         # capacity look ahead: what later levels still ask of each class
         # that several levels take, against the room left in the tree.
         self.room_left = {}
         if self.shared_classes:
-            for k, checked in enumerate(self.checked):
-                for rc, amount in checked:
-                    self.room_left.setdefault(rc, 0)
+            room = space.room
+            for rc in plan.demand:
+                self.room_left[rc] = 0
             seen = set()
             for k, checked in enumerate(self.checked):
                 for rc, _amount in checked:
                     for rp in self.options[k]:
                         if (rp, rc) not in seen:
                             seen.add((rp, rc))
-                            self.room_left[rc] += space.room.get((rp, rc), 0)
-            self.demand_after = []
-            for k in range(len(self.levels)):
-                demand = {}
-                for checked in self.checked[k + 1:]:
-                    for rc, amount in checked:
-                        demand[rc] = demand.get(rc, 0) + amount
-                self.demand_after.append(demand)
+                            self.room_left[rc] += room.get((rp, rc), 0)
 
     def viable(self):
         """A cheap check of the anchor as a whole, before walking it."""
@@ -296,12 +345,8 @@ class _AnchorWalk(object):
                        for any_of in space.unsuffixed_required):
                 return False
         if self.shared_classes:
-            demand = {}
-            for checked in self.checked:
-                for rc, amount in checked:
-                    demand[rc] = demand.get(rc, 0) + amount
             if any(amount > self.room_left[rc]
-                   for rc, amount in demand.items()):
+                   for rc, amount in self.plan.demand.items()):
                 return False
         if self.isolate and not self._hall(-1, 0):
             return False
@@ -313,8 +358,8 @@ class _AnchorWalk(object):
         Each later granular level must have a free provider, and together
         at least as many free providers as they are levels.
         """
-        later = self.later_granular[k] if k >= 0 else [
-            j for j, level in enumerate(self.levels) if level.granular]
+        later = (self.later_granular[k] if k >= 0 else
+                 self.plan.granular)
         union = 0
         for j in later:
             free = self.masks[j] & ~used
@@ -322,25 +367,6 @@ class _AnchorWalk(object):
                 return False
             union |= free
         return len(later) < 2 or bin(union).count('1') >= len(later)
-
-    def _lca(self, a, b):
-        """The lowest common ancestor of providers a and b, or None."""
-        parent_of = self.space.parent_of
-        ancestors = set()
-        while a is not None:
-            ancestors.add(a)
-            a = parent_of.get(a)
-        while b is not None:
-            if b in ancestors:
-                return b
-            b = parent_of.get(b)
-        return None
-
-    def _ancestors(self, rp):
-        parent_of = self.space.parent_of
-        while rp is not None:
-            yield rp
-            rp = parent_of.get(rp)
 
     def walk(self):
         """Yield the anchor's candidates (see ``search``)."""
@@ -423,7 +449,7 @@ class _AnchorWalk(object):
         lcas = list(self.lcas)
         for index in subtrees:
             current = lcas[index]
-            lca = rp if current is None else self._lca(current, rp)
+            lca = rp if current is None else self.plan.lca(current, rp)
             if lca is None or not self._subtree_can_close(
                     index, k, lca, self.chosen, rp):
                 return None
@@ -464,7 +490,7 @@ class _AnchorWalk(object):
         later = [j for j in members if j > k]
         if not later:
             return False
-        ancestors = list(self._ancestors(lca))
+        ancestors = self.plan.ancestors(lca)
         return any(anc in self.option_sets[j]
                    for j in later for anc in ancestors)
 
@@ -538,8 +564,9 @@ def search(space, options=SearchOptions(), limit=None):
             for anchor in anchors:
                 yield _options(space, anchor, rng)
             return
+        plan = _Plan(space)
         for anchor in anchors:
-            walk = _AnchorWalk(space, anchor, rng)
+            walk = _AnchorWalk(plan, anchor, rng)
             if walk.viable():
                 yield walk.walk()
 

@@ -59,20 +59,31 @@ IN_CHUNK = 5000
 
 
 class Answer(object):
-    """The candidates and provider summaries, named.
+    """The candidates and the provider summaries.
 
-    ``levels``: the search's levels, as (suffix, ((class name, amount),
-    ...)). ``candidates``: one tuple a candidate, the uuid of the
-    provider chosen at each level. ``provider_summaries``: {uuid:
-    summary}, a summary being {'resources': {class: (capacity, used)},
-    'traits': [names], 'parent_provider_uuid': ...,
-    'root_provider_uuid': ...}.
+    Kept by provider id, with the uuid of each id, so that an answer of
+    many thousands of candidates is rendered without building names
+    twice:
+
+    - ``levels``: the search's levels, as (suffix, ((class name, amount),
+      ...));
+    - ``candidates``: one tuple a candidate, the id of the provider
+      chosen at each level;
+    - ``uuid_of``: {provider id: uuid} of every provider the answer
+      names;
+    - ``summaries``: {provider id: (parent id, root id, ((class name,
+      capacity, used), ...), [trait names])}.
+
+    ``allocation_requests()`` and ``provider_summaries`` give them by
+    uuid and name.
     """
 
-    def __init__(self, levels=(), candidates=(), provider_summaries=None):
+    def __init__(self, levels=(), candidates=(), uuid_of=None,
+                 summaries=None):
         self.levels = list(levels)
         self.candidates = list(candidates)
-        self.provider_summaries = provider_summaries or {}
+        self.uuid_of = uuid_of or {}
+        self.summaries = summaries or {}
 
     def allocation_requests(self):
         """[(allocations, mappings)] of the candidates.
@@ -82,9 +93,29 @@ class Answer(object):
         """
         levels = [search.Level(suffix, None, resources, None)
                   for suffix, resources in self.levels]
-        return [(search.allocations(levels, candidate),
-                 search.mappings(levels, candidate))
+        uuid_of = self.uuid_of
+        return [({uuid_of[rp]: resources for rp, resources in
+                  search.allocations(levels, candidate).items()},
+                 {suffix: [uuid_of[rp] for rp in rps] for suffix, rps in
+                  search.mappings(levels, candidate).items()})
                 for candidate in self.candidates]
+
+    @property
+    def provider_summaries(self):
+        """The summaries by uuid and name.
+
+        {uuid: {'resources': {class: (capacity, used)}, 'traits':
+        [names], 'parent_provider_uuid': ..., 'root_provider_uuid': ...}}.
+        """
+        uuid_of = self.uuid_of
+        return {uuid_of[rp]: {
+            'resources': {name: (capacity, used)
+                          for name, capacity, used in resources},
+            'traits': traits,
+            'parent_provider_uuid': uuid_of.get(parent),
+            'root_provider_uuid': uuid_of[root]}
+            for rp, (parent, root, resources, traits)
+            in self.summaries.items()}
 
 
 class _Empty(Exception):
@@ -181,6 +212,8 @@ class _Builder(object):
                 sa.select(RPT.c.resource_provider_id)
                 .where(RPT.c.trait_id == shares_id)).scalars())
         self._anchors_of = {}
+        self._tree_rows = {}
+        self._loaded_roots = set()
         self.allowed_anchors = None
         if request.root_required or request.root_forbidden:
             self.allowed_anchors = self._roots_with_traits()
@@ -221,7 +254,7 @@ class _Builder(object):
                                   mine.c.aggregate_id)
                         .join(RP, RP.c.id == theirs.c.resource_provider_id))
                     .where(mine.c.resource_provider_id.in_(chunk))
-                    .distinct())
+                    .distinct()).all()
                 for rp, anchor in rows:
                     self._anchors_of[rp].add(anchor)
         return {rp: self._anchors_of[rp] for rp in sharing_ids}
@@ -339,11 +372,27 @@ class _Builder(object):
                           INV.c.reserved, INV.c.allocation_ratio,
                           INV.c.max_unit, used)
                 .where(INV.c.resource_class_id.in_(sorted(shared)),
-                       INV.c.resource_provider_id.in_(chunk)))
+                       INV.c.resource_provider_id.in_(chunk))).all()
             for rp, rc_id, total, reserved, ratio, max_unit, in_use in rows:
                 capacity = int((total - reserved) * ratio)
                 room[(rp, rc_id)] = min(capacity - int(in_use), max_unit)
         return room
+
+    def trees(self, roots):
+        """{provider id: (uuid, parent id, root id)} of the trees.
+
+        Read once a request: the walk's same_subtree checks and the
+        provider summaries both want them.
+        """
+        missing = set(roots) - self._loaded_roots
+        for chunk in _chunks(missing):
+            for rp, uuid, parent, root in self.context.session.execute(
+                    sa.select(RP.c.id, RP.c.uuid, RP.c.parent_provider_id,
+                              RP.c.root_provider_id)
+                    .where(RP.c.root_provider_id.in_(chunk))).all():
+                self._tree_rows[rp] = (uuid, parent, root)
+        self._loaded_roots |= missing
+        return self._tree_rows
 
     def parents(self, anchors, levels):
         """{provider: parent} of every tree an option comes from."""
@@ -352,12 +401,8 @@ class _Builder(object):
             for anchor, options in level.options.items():
                 if anchor in anchors:
                     roots.update(self.root_of[rp] for rp in options)
-        parent_of = {}
-        for chunk in _chunks(roots):
-            parent_of.update(self.context.session.execute(
-                sa.select(RP.c.id, RP.c.parent_provider_id)
-                .where(RP.c.root_provider_id.in_(chunk))).all())
-        return parent_of
+        return {rp: parent for rp, (_uuid, parent, _root)
+                in self.trees(roots).items()}
 
     def traits_of(self, trait_ids, providers):
         """{provider: {trait ids it has of ``trait_ids``}}."""
@@ -366,7 +411,7 @@ class _Builder(object):
             for rp, trait_id in self.context.session.execute(
                     sa.select(RPT.c.resource_provider_id, RPT.c.trait_id)
                     .where(RPT.c.trait_id.in_(sorted(trait_ids)),
-                           RPT.c.resource_provider_id.in_(chunk))):
+                           RPT.c.resource_provider_id.in_(chunk))).all():
                 found.setdefault(rp, set()).add(trait_id)
         return found
 
@@ -445,25 +490,26 @@ class _Builder(object):
             nested_aware=request.nested_aware)
 
 
-def _summaries(context, roots, class_ids, with_traits, only=None):
+def _summaries(builder, roots, class_ids, with_traits, only=None):
     """The summaries of every provider of the trees of ``roots``.
 
-    {provider id: [uuid, parent id, root id, {class id: (capacity,
-    used)}, [trait ids]]}; of the providers ``only`` if given.
+    ({provider id: uuid}, {provider id: (parent id, root id, [(class id,
+    capacity, used)], [trait ids])}); of the providers ``only`` if given.
     """
+    uuid_of = {}
     summaries = {}
+    for rp, (uuid, parent, root) in builder.trees(roots).items():
+        if root in roots:
+            uuid_of[rp] = uuid
+            if only is None or rp in only:
+                summaries[rp] = (parent, root, [], [])
     used = (sa.select(sa.func.coalesce(sa.func.sum(ALLOC.c.used), 0))
             .where(ALLOC.c.resource_provider_id == INV.c.resource_provider_id,
                    ALLOC.c.resource_class_id == INV.c.resource_class_id)
             .scalar_subquery())
-    session = context.session
+    session = builder.context.session
     for chunk in _chunks(roots):
         where = RP.c.root_provider_id.in_(chunk)
-        for rp, uuid, parent, root in session.execute(
-                sa.select(RP.c.id, RP.c.uuid, RP.c.parent_provider_id,
-                          RP.c.root_provider_id).where(where)):
-            if only is None or rp in only:
-                summaries[rp] = [uuid, parent, root, {}, []]
         inventory = (sa.select(INV.c.resource_provider_id,
                                INV.c.resource_class_id, INV.c.total,
                                INV.c.reserved, INV.c.allocation_ratio, used)
@@ -474,56 +520,46 @@ def _summaries(context, roots, class_ids, with_traits, only=None):
             inventory = inventory.where(
                 INV.c.resource_class_id.in_(sorted(class_ids)))
         for rp, rc_id, total, reserved, ratio, in_use in session.execute(
-                inventory):
+                inventory).all():
             summary = summaries.get(rp)
             if summary is not None:
-                summary[3][rc_id] = (int((total - reserved) * ratio),
-                                     int(in_use))
+                summary[2].append((rc_id, int((total - reserved) * ratio),
+                                   int(in_use)))
         if with_traits:
             for rp, trait_id in session.execute(
                     sa.select(RPT.c.resource_provider_id, RPT.c.trait_id)
                     .select_from(RPT.join(
                         RP, RP.c.id == RPT.c.resource_provider_id))
-                    .where(where)):
+                    .where(where)).all():
                 summary = summaries.get(rp)
                 if summary is not None:
-                    summary[4].append(trait_id)
-    return summaries
+                    summary[3].append(trait_id)
+    return uuid_of, summaries
 
 
-def _name(context, space, candidates, summaries, class_names,
-          trait_names):
-    """The Answer, with uuids and names for ids."""
-    uuid_of = {rp: summary[0] for rp, summary in summaries.items()}
-    # Providers not summarized (below 1.29: parents, roots, and the
-    # providers of resourceless groups).
-    missing = set()
-    for summary in summaries.values():
-        for rp in summary[1:3]:
-            if rp is not None and rp not in uuid_of:
-                missing.add(rp)
-    for candidate in candidates:
-        missing.update(rp for rp in candidate if rp not in uuid_of)
+def _answer(context, space, candidates, uuid_of, summaries, class_names,
+            trait_names):
+    """The Answer: classes and traits named, every provider's uuid."""
+    # Providers of the candidates outside the summaries (below 1.29, or
+    # the providers of resourceless groups).
+    missing = {rp for candidate in candidates for rp in candidate
+               if rp not in uuid_of}
     for chunk in _chunks(missing):
         uuid_of.update(context.session.execute(
             sa.select(RP.c.id, RP.c.uuid).where(RP.c.id.in_(chunk))).all())
     levels = [(level.suffix, tuple((class_names[rc], amount)
                                    for rc, amount in level.resources))
               for level in space.levels]
-    named_candidates = [tuple([uuid_of[rp] for rp in candidate])
-                        for candidate in candidates]
     named = {}
-    for rp, (uuid, parent, root, resources, traits) in summaries.items():
-        named[uuid] = {
-            'resources': {class_names[rc]: value
-                          for rc, value in resources.items()},
-            # In the order of the traits' creation, as Placement lists
-            # them (the standard traits first).
-            'traits': [trait_names[t] for t in sorted(traits)],
-            'parent_provider_uuid': uuid_of.get(parent),
-            'root_provider_uuid': uuid_of[root],
-        }
-    return Answer(levels, named_candidates, named)
+    for rp, (parent, root, resources, traits) in summaries.items():
+        # Traits in the order of their creation, as Placement lists them
+        # (the standard traits first).
+        traits.sort()
+        named[rp] = (parent, root,
+                     tuple((class_names[rc], capacity, used)
+                           for rc, capacity, used in resources),
+                     [trait_names[t] for t in traits])
+    return Answer(levels, candidates, uuid_of, named)
 
 
 @common.reader
@@ -555,11 +591,13 @@ def get_candidates(context, request, options=search.SearchOptions(),
     only = None if request.nested_aware else allocating
     roots = {space.root_of[rp] for rp in allocating}
     class_ids = None if all_classes else set(names.class_ids.values())
-    summaries = _summaries(context, roots, class_ids, with_traits, only)
+    uuid_of, summaries = _summaries(builder, roots, class_ids, with_traits,
+                                    only)
     class_names = resource_classes.names_for_ids(
-        context, {rc for summary in summaries.values() for rc in summary[3]}
+        context, {rc for summary in summaries.values()
+                  for rc, _capacity, _used in summary[2]}
         | set(names.class_ids.values()))
     trait_names = trait_db.names_for_ids(
-        context, {t for summary in summaries.values() for t in summary[4]})
-    return _name(context, space, candidates, summaries, class_names,
-                 trait_names)
+        context, {t for summary in summaries.values() for t in summary[3]})
+    return _answer(context, space, candidates, uuid_of, summaries,
+                   class_names, trait_names)
