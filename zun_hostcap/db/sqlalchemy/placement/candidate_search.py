@@ -26,10 +26,10 @@ left is the combination, done here without the database:
     taken together;
   - below microversion 1.29: at most one provider of a tree.
 
-  A look ahead also gives up on a partial combination that leaves a
-  later level with no option, or (isolate) fewer free providers than
-  granular groups still to place, or (capacity) less room in a class
-  than the later levels still ask for.
+  A look ahead also gives up on a partial combination that leaves
+  (isolate) a later granular group without a free provider, or fewer
+  free providers than granular groups still to place, or (capacity)
+  less room in a class than the later levels still ask for.
 - Candidates come out lazily: ``limit`` and ``max_allocation_candidates``
   stop the walk, and the memory held is the answer plus one path per
   anchor. No option has to be tuned to stay alive.
