@@ -213,11 +213,12 @@ class _Quoted(dict):
 
 
 class _Renderer(object):
-    """The JSON texts of an answer, in the request's form.
+    """The JSON text of an answer's allocation requests.
 
-    An answer may hold many thousands of candidates and summaries. They
-    are written as text: each provider's uuid and each level's resources
-    once, then joined candidate by candidate. Building dicts and encoding
+    An answer may hold many thousands of candidates. They are written as
+    text: each provider's uuid and each level's resources once, then
+    joined candidate by candidate (the summaries come as text from the
+    database). Building dicts and encoding
     them would take several times as long, and the objects would burden
     the garbage collector. Classes a provider serves at several levels of
     one candidate are added up.
@@ -227,8 +228,6 @@ class _Renderer(object):
         self.answer = answer
         self.dict_form = util.at_least(req, microversion.ALLOCATIONS_DICT)
         self.with_mappings = util.at_least(req, microversion.MAPPINGS)
-        self.with_traits = util.at_least(req, microversion.CANDIDATE_TRAITS)
-        self.nested = util.at_least(req, microversion.NESTED_CANDIDATES)
         self.quoted = _Quoted()
         uuid_of = answer.uuid_of
         quoted = self.quoted
@@ -306,33 +305,12 @@ class _Renderer(object):
         return '[%s]' % ', '.join(self.candidate(candidate)
                                   for candidate in self.answer.candidates)
 
-    def provider_summaries(self):
-        """The JSON text of the provider summaries."""
-        quoted = self.quoted
-        providers = self.providers
-        parts = []
-        for rp, (parent, root, resources, traits) in \
-                self.answer.summaries.items():
-            text = '%s: {"resources": {%s}' % (providers[rp], ', '.join(
-                '%s: {"capacity": %d, "used": %d}' % (quoted[name], *figures)
-                for name, *figures in resources))
-            if self.with_traits:
-                text += ', "traits": [%s]' % ', '.join(
-                    quoted[name] for name in traits)
-            if self.nested:
-                text += (', "parent_provider_uuid": %s, '
-                         '"root_provider_uuid": %s' % (
-                             providers[parent] if parent else 'null',
-                             providers[root]))
-            parts.append(text + '}')
-        return '{%s}' % ', '.join(parts)
-
 
 def answer_text(req, answer):
     """The JSON text of the whole answer."""
     renderer = _Renderer(req, answer)
-    return ('{"allocation_requests": %s, "provider_summaries": %s}' % (
-        renderer.allocation_requests(), renderer.provider_summaries()))
+    return ('{"allocation_requests": %s, "provider_summaries": {%s}}' % (
+        renderer.allocation_requests(), answer.summaries_text))
 
 
 class AllocationCandidatesController(object):

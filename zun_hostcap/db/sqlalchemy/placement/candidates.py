@@ -34,6 +34,8 @@ places where this search answers differently, on purpose):
 - root_required is met by the anchor.
 """
 
+import json
+
 import os_traits
 import sqlalchemy as sa
 
@@ -50,6 +52,8 @@ ALLOC = models.Allocation.__table__
 RPT = models.ResourceProviderTrait.__table__
 RPA = models.ResourceProviderAggregate.__table__
 AGG = models.PlacementAggregate.__table__
+RC = models.ResourceClass.__table__
+TRAIT = models.Trait.__table__
 
 SHARES = os_traits.MISC_SHARES_VIA_AGGREGATE
 
@@ -61,29 +65,27 @@ IN_CHUNK = 5000
 class Answer(object):
     """The candidates and the provider summaries.
 
-    Kept by provider id, with the uuid of each id, so that an answer of
-    many thousands of candidates is rendered without building names
-    twice:
+    Kept so that an answer of many thousands of candidates is written
+    without building names twice:
 
     - ``levels``: the search's levels, as (suffix, ((class name, amount),
       ...));
     - ``candidates``: one tuple a candidate, the id of the provider
       chosen at each level;
-    - ``uuid_of``: {provider id: uuid} of every provider the answer
-      names;
-    - ``summaries``: {provider id: (parent id, root id, ((class name,
-      capacity, used), ...), [trait names])}.
+    - ``uuid_of``: {provider id: uuid} of every provider they name;
+    - ``summaries_text``: the provider summaries as the inside of a JSON
+      object, in the form the request's version shows.
 
     ``allocation_requests()`` and ``provider_summaries`` give them by
     uuid and name.
     """
 
     def __init__(self, levels=(), candidates=(), uuid_of=None,
-                 summaries=None):
+                 summaries_text=''):
         self.levels = list(levels)
         self.candidates = list(candidates)
         self.uuid_of = uuid_of or {}
-        self.summaries = summaries or {}
+        self.summaries_text = summaries_text
 
     def allocation_requests(self):
         """[(allocations, mappings)] of the candidates.
@@ -102,20 +104,8 @@ class Answer(object):
 
     @property
     def provider_summaries(self):
-        """The summaries by uuid and name.
-
-        {uuid: {'resources': {class: (capacity, used)}, 'traits':
-        [names], 'parent_provider_uuid': ..., 'root_provider_uuid': ...}}.
-        """
-        uuid_of = self.uuid_of
-        return {uuid_of[rp]: {
-            'resources': {name: (capacity, used)
-                          for name, capacity, used in resources},
-            'traits': traits,
-            'parent_provider_uuid': uuid_of.get(parent),
-            'root_provider_uuid': uuid_of[root]}
-            for rp, (parent, root, resources, traits)
-            in self.summaries.items()}
+        """{uuid: summary}, each as the API shows it."""
+        return json.loads('{%s}' % self.summaries_text)
 
 
 class _Empty(Exception):
@@ -187,9 +177,13 @@ def _own_conditions(rp_col, group, names, resources):
     return conditions
 
 
-def _pairs(context, conditions):
-    """[(provider id, root id)] of the providers meeting ``conditions``."""
-    query = sa.select(RP.c.id, RP.c.root_provider_id)
+def _rows(context, conditions):
+    """The providers meeting ``conditions``.
+
+    Rows of (id, root id, parent id, uuid).
+    """
+    query = sa.select(RP.c.id, RP.c.root_provider_id,
+                      RP.c.parent_provider_id, RP.c.uuid)
     if conditions:
         query = query.where(*conditions)
     return context.session.execute(query).all()
@@ -212,8 +206,8 @@ class _Builder(object):
                 sa.select(RPT.c.resource_provider_id)
                 .where(RPT.c.trait_id == shares_id)).scalars())
         self._anchors_of = {}
-        self._tree_rows = {}
-        self._loaded_roots = set()
+        self.parent_of = {}
+        self.uuid_of = {}
         self.allowed_anchors = None
         if request.root_required or request.root_forbidden:
             self.allowed_anchors = self._roots_with_traits()
@@ -259,6 +253,19 @@ class _Builder(object):
                     self._anchors_of[rp].add(anchor)
         return {rp: self._anchors_of[rp] for rp in sharing_ids}
 
+    def _pairs(self, conditions):
+        """[(provider id, root id)] of the providers meeting conditions.
+
+        Their roots, parents and uuids are remembered.
+        """
+        pairs = []
+        for rp, root, parent, uuid in _rows(self.context, conditions):
+            self.root_of[rp] = root
+            self.parent_of[rp] = parent
+            self.uuid_of[rp] = uuid
+            pairs.append((rp, root))
+        return pairs
+
     def _allowed(self, anchor):
         return self.allowed_anchors is None or anchor in self.allowed_anchors
 
@@ -270,7 +277,7 @@ class _Builder(object):
             conditions.append(RP.c.root_provider_id ==
                               _tree_root(self.context, group.in_tree))
         options = {}
-        pairs = _pairs(self.context, conditions)
+        pairs = self._pairs(conditions)
         sharing = [rp for rp, _root in pairs if rp in self.sharing]
         anchors_of = self.anchors_of(sharing) if sharing else {}
         for rp, root in pairs:
@@ -312,8 +319,7 @@ class _Builder(object):
                 own.append(~rp_db._in_aggregates(RP.c.root_provider_id,
                                                  group.forbidden_aggs))
             options = {}
-            for rp, root in _pairs(self.context, own):
-                self.root_of[rp] = root
+            for rp, root in self._pairs(own):
                 if self._allowed(root):
                     options.setdefault(root, []).append(rp)
             # Sharing providers, for the trees they share with: they meet
@@ -328,7 +334,7 @@ class _Builder(object):
                 if group.forbidden_aggs:
                     shared.append(~rp_db._in_aggregates(
                         RP.c.id, group.forbidden_aggs))
-                pairs = _pairs(self.context, shared)
+                pairs = self._pairs(shared)
                 if pairs and group.forbidden_aggs and bad_roots is None:
                     bad_roots = set(self.context.session.execute(
                         sa.select(RP.c.id).where(
@@ -338,7 +344,6 @@ class _Builder(object):
                         .scalars())
                 anchors_of = self.anchors_of([rp for rp, _root in pairs])
                 for rp, root in pairs:
-                    self.root_of[rp] = root
                     for anchor in anchors_of[rp]:
                         if (anchor != root and self._allowed(anchor) and
                                 not (bad_roots and anchor in bad_roots)):
@@ -378,31 +383,23 @@ class _Builder(object):
                 room[(rp, rc_id)] = min(capacity - int(in_use), max_unit)
         return room
 
-    def trees(self, roots):
-        """{provider id: (uuid, parent id, root id)} of the trees.
+    def parents(self):
+        """{provider: parent} of the options and all their ancestors.
 
-        Read once a request: the walk's same_subtree checks and the
-        provider summaries both want them.
+        The options' parents came with them; the ancestors that are no
+        option are read a generation at a time (a tree is a few deep).
         """
-        missing = set(roots) - self._loaded_roots
-        for chunk in _chunks(missing):
-            for rp, uuid, parent, root in self.context.session.execute(
-                    sa.select(RP.c.id, RP.c.uuid, RP.c.parent_provider_id,
-                              RP.c.root_provider_id)
-                    .where(RP.c.root_provider_id.in_(chunk))).all():
-                self._tree_rows[rp] = (uuid, parent, root)
-        self._loaded_roots |= missing
-        return self._tree_rows
-
-    def parents(self, anchors, levels):
-        """{provider: parent} of every tree an option comes from."""
-        roots = set()
-        for level in levels:
-            for anchor, options in level.options.items():
-                if anchor in anchors:
-                    roots.update(self.root_of[rp] for rp in options)
-        return {rp: parent for rp, (_uuid, parent, _root)
-                in self.trees(roots).items()}
+        parent_of = self.parent_of
+        missing = {parent for parent in parent_of.values()
+                   if parent is not None and parent not in parent_of}
+        while missing:
+            for chunk in _chunks(missing):
+                parent_of.update(self.context.session.execute(
+                    sa.select(RP.c.id, RP.c.parent_provider_id)
+                    .where(RP.c.id.in_(chunk))).all())
+            missing = {parent for parent in parent_of.values()
+                       if parent is not None and parent not in parent_of}
+        return parent_of
 
     def traits_of(self, trait_ids, providers):
         """{provider: {trait ids it has of ``trait_ids``}}."""
@@ -434,8 +431,7 @@ class _Builder(object):
             conditions.append(RP.c.root_provider_id ==
                               _tree_root(self.context, group.in_tree))
         options = {}
-        for rp, root in _pairs(self.context, conditions):
-            self.root_of[rp] = root
+        for rp, root in self._pairs(conditions):
             if self._allowed(root):
                 options[root] = [rp]
         if not options:
@@ -479,7 +475,7 @@ class _Builder(object):
         parent_of = None
         same_subtrees = tuple(request.same_subtrees)
         if same_subtrees:
-            parent_of = self.parents(set(anchors), levels)
+            parent_of = self.parents()
         return search.SearchSpace(
             levels, anchors, self.root_of,
             sharing=frozenset(self.sharing),
@@ -490,58 +486,119 @@ class _Builder(object):
             nested_aware=request.nested_aware)
 
 
-def _summaries(builder, roots, class_ids, with_traits, only=None):
-    """The summaries of every provider of the trees of ``roots``.
+# The provider summaries are written by the database, as the provider
+# list is (resource_providers.listing_document): each provider's JSON
+# text, with its inventories, usage and traits aggregated in it, so that
+# thousands of summaries build no row, tuple or dict a value in Python,
+# nor a string a value in PyMySQL. Uuids, class and trait names are
+# written between quotes as they are: each is checked on its way in
+# (uuids; CUSTOM_ and os-traits / os-resource-classes names of capital
+# letters, digits and underscores), none holds a character JSON escapes.
 
-    ({provider id: uuid}, {provider id: (parent id, root id, [(class id,
-    capacity, used)], [trait ids])}); of the providers ``only`` if given.
+def _capacity(dialect):
+    """int((total - reserved) * allocation_ratio), as Placement has it.
+
+    Placement computes it in Python, from the ratio its driver read.
+    MariaDB keeps the ratio as a FLOAT and sends it as its shortest
+    decimal text (0.7, not 0.699999988079071): the text is what is
+    multiplied, or a quarter of the capacities would differ by one.
     """
-    uuid_of = {}
-    summaries = {}
-    for rp, (uuid, parent, root) in builder.trees(roots).items():
-        if root in roots:
-            uuid_of[rp] = uuid
-            if only is None or rp in only:
-                summaries[rp] = (parent, root, [], [])
+    ratio = INV.c.allocation_ratio
+    if dialect == 'mysql':
+        ratio = sa.cast(sa.cast(ratio, sa.String), sa.Double)
+    product = (INV.c.total - INV.c.reserved) * ratio
+    if dialect == 'sqlite':
+        # CAST to INTEGER truncates, as int() does: capacities are >= 0.
+        return sa.cast(product, sa.Integer)
+    return sa.cast(sa.func.floor(product), sa.BigInteger)
+
+
+def _joined(dialect, text, order_by):
+    """``text`` of the rows aggregated, ', ' between, in ``order_by``.
+
+    SQLite (3.40) takes no ORDER BY in group_concat; it aggregates in the
+    order of the index the correlated lookup uses, the same.
+    """
+    if dialect == 'sqlite':
+        return sa.func.group_concat(text, ', ')
+    return sa.func.aggregate_strings(text, ', ').aggregate_order_by(order_by)
+
+
+def _text(value):
+    return sa.cast(value, sa.String)
+
+
+_ROOT = RP.alias('summary_root')
+_PARENT = RP.alias('summary_parent')
+
+
+def _summary_document(dialect, class_ids, with_traits, nested):
+    """The SQL expression of a provider's summary, ``"uuid": {...}``."""
     used = (sa.select(sa.func.coalesce(sa.func.sum(ALLOC.c.used), 0))
             .where(ALLOC.c.resource_provider_id == INV.c.resource_provider_id,
                    ALLOC.c.resource_class_id == INV.c.resource_class_id)
             .scalar_subquery())
-    session = builder.context.session
-    for chunk in _chunks(roots):
-        where = RP.c.root_provider_id.in_(chunk)
-        inventory = (sa.select(INV.c.resource_provider_id,
-                               INV.c.resource_class_id, INV.c.total,
-                               INV.c.reserved, INV.c.allocation_ratio, used)
-                     .select_from(INV.join(
-                         RP, RP.c.id == INV.c.resource_provider_id))
-                     .where(where))
-        if class_ids is not None:
-            inventory = inventory.where(
-                INV.c.resource_class_id.in_(sorted(class_ids)))
-        for rp, rc_id, total, reserved, ratio, in_use in session.execute(
-                inventory).all():
-            summary = summaries.get(rp)
-            if summary is not None:
-                summary[2].append((rc_id, int((total - reserved) * ratio),
-                                   int(in_use)))
-        if with_traits:
-            for rp, trait_id in session.execute(
-                    sa.select(RPT.c.resource_provider_id, RPT.c.trait_id)
-                    .select_from(RPT.join(
-                        RP, RP.c.id == RPT.c.resource_provider_id))
-                    .where(where)).all():
-                summary = summaries.get(rp)
-                if summary is not None:
-                    summary[3].append(trait_id)
-    return uuid_of, summaries
+    resource = (sa.literal('"') + RC.c.name + '": {"capacity": ' +
+                _text(_capacity(dialect)) + ', "used": ' + _text(used) + '}')
+    resources = (sa.select(_joined(dialect, resource,
+                                   INV.c.resource_class_id))
+                 .select_from(INV.join(RC, RC.c.id ==
+                                       INV.c.resource_class_id))
+                 .where(INV.c.resource_provider_id == RP.c.id))
+    if class_ids is not None:
+        resources = resources.where(
+            INV.c.resource_class_id.in_(sorted(class_ids)))
+    document = (sa.literal('"') + RP.c.uuid + '": {"resources": {' +
+                sa.func.coalesce(resources.scalar_subquery(), '') + '}')
+    if with_traits:
+        traits = (sa.select(_joined(dialect, '"' + TRAIT.c.name + '"',
+                                    RPT.c.trait_id))
+                  .select_from(RPT.join(TRAIT,
+                                        TRAIT.c.id == RPT.c.trait_id))
+                  .where(RPT.c.resource_provider_id == RP.c.id))
+        document = (document + ', "traits": [' +
+                    sa.func.coalesce(traits.scalar_subquery(), '') + ']')
+    if nested:
+        document = (document + ', "parent_provider_uuid": ' +
+                    sa.func.coalesce('"' + _PARENT.c.uuid + '"', 'null') +
+                    ', "root_provider_uuid": "' + _ROOT.c.uuid + '"')
+    return document + '}'
 
 
-def _answer(context, space, candidates, uuid_of, summaries, class_names,
-            trait_names):
-    """The Answer: classes and traits named, every provider's uuid."""
-    # Providers of the candidates outside the summaries (below 1.29, or
-    # the providers of resourceless groups).
+def _summaries(context, roots, only, class_ids, with_traits, nested):
+    """The inside of the provider summaries' JSON object.
+
+    Every provider of the trees of ``roots``, or the providers ``only``
+    if given.
+    """
+    connection = context.session.connection()
+    dialect = connection.dialect.name
+    document = _summary_document(dialect, class_ids, with_traits, nested)
+    froms = (RP.join(_ROOT, _ROOT.c.id == RP.c.root_provider_id)
+             .outerjoin(_PARENT, _PARENT.c.id == RP.c.parent_provider_id))
+    if dialect == 'mysql':
+        rp_db._raise_group_concat_limit(connection)
+        # A row for up to LISTING_CHUNK providers: PyMySQL decodes each
+        # value of each row in Python.
+        chunk = sa.func.floor(RP.c.id / rp_db.LISTING_CHUNK)
+        query = (sa.select(sa.func.aggregate_strings(document, ', ')
+                           .aggregate_order_by(RP.c.id))
+                 .group_by(chunk).order_by(chunk))
+    else:
+        query = sa.select(document).order_by(RP.c.id)
+    query = query.select_from(froms)
+    ids, column = ((only, RP.c.id) if only is not None else
+                   (roots, RP.c.root_provider_id))
+    texts = []
+    for part in _chunks(ids):
+        texts.extend(context.session.execute(
+            query.where(column.in_(part))).scalars().all())
+    return ', '.join(texts)
+
+
+def _answer(context, space, candidates, uuid_of, summaries_text,
+            class_names):
+    """The Answer: classes named, every candidate provider's uuid."""
     missing = {rp for candidate in candidates for rp in candidate
                if rp not in uuid_of}
     for chunk in _chunks(missing):
@@ -550,16 +607,7 @@ def _answer(context, space, candidates, uuid_of, summaries, class_names,
     levels = [(level.suffix, tuple((class_names[rc], amount)
                                    for rc, amount in level.resources))
               for level in space.levels]
-    named = {}
-    for rp, (parent, root, resources, traits) in summaries.items():
-        # Traits in the order of their creation, as Placement lists them
-        # (the standard traits first).
-        traits.sort()
-        named[rp] = (parent, root,
-                     tuple((class_names[rc], capacity, used)
-                           for rc, capacity, used in resources),
-                     [trait_names[t] for t in traits])
-    return Answer(levels, candidates, uuid_of, named)
+    return Answer(levels, candidates, uuid_of, summaries_text)
 
 
 @common.reader
@@ -591,13 +639,8 @@ def get_candidates(context, request, options=search.SearchOptions(),
     only = None if request.nested_aware else allocating
     roots = {space.root_of[rp] for rp in allocating}
     class_ids = None if all_classes else set(names.class_ids.values())
-    uuid_of, summaries = _summaries(builder, roots, class_ids, with_traits,
-                                    only)
-    class_names = resource_classes.names_for_ids(
-        context, {rc for summary in summaries.values()
-                  for rc, _capacity, _used in summary[2]}
-        | set(names.class_ids.values()))
-    trait_names = trait_db.names_for_ids(
-        context, {t for summary in summaries.values() for t in summary[3]})
-    return _answer(context, space, candidates, uuid_of, summaries,
-                   class_names, trait_names)
+    summaries = _summaries(context, roots, only, class_ids, with_traits,
+                           request.nested_aware)
+    class_names = {id_: name for name, id_ in names.class_ids.items()}
+    return _answer(context, space, candidates, builder.uuid_of, summaries,
+                   class_names)

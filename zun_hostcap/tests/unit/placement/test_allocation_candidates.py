@@ -89,20 +89,21 @@ class CandidateTests(object):
                          self.candidates(group(VCPU=4)))
         answer = self.answer(group(VCPU=1))
         summary = answer.provider_summaries[self.uuids['cn1']]
-        self.assertEqual({'VCPU': (4, 0), 'MEMORY_MB': (1536, 0)},
+        self.assertEqual({'VCPU': {'capacity': 4, 'used': 0},
+                          'MEMORY_MB': {'capacity': 1536, 'used': 0}},
                          summary['resources'])
         self.assertEqual(['HW_CPU_X86_AVX2'], summary['traits'])
         self.assertIsNone(summary['parent_provider_uuid'])
         self.assertEqual(self.uuids['cn1'], summary['root_provider_uuid'])
         self.assertEqual(
-            {'VCPU': (8, 5)},
+            {'VCPU': {'capacity': 8, 'used': 5}},
             answer.provider_summaries[self.uuids['cn2']]['resources'])
         # Below 1.27, the requested classes only.
         answer = cand_db.get_candidates(
             self.context, cs.CandidateRequest(groups=(group(VCPU=1),)),
             all_classes=False)
         self.assertEqual(
-            {'VCPU': (4, 0)},
+            {'VCPU': {'capacity': 4, 'used': 0}},
             answer.provider_summaries[self.uuids['cn1']]['resources'])
 
     def test_unknown_names(self):
