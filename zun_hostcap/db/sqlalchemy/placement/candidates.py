@@ -34,6 +34,7 @@ places where this search answers differently, on purpose):
 - root_required is met by the anchor.
 """
 
+import functools
 import json
 
 import os_traits
@@ -532,8 +533,13 @@ _ROOT = RP.alias('summary_root')
 _PARENT = RP.alias('summary_parent')
 
 
+@functools.lru_cache(maxsize=64)
 def _summary_document(dialect, class_ids, with_traits, nested):
-    """The SQL expression of a provider's summary, ``"uuid": {...}``."""
+    """The SQL expression of a provider's summary, ``"uuid": {...}``.
+
+    Built once for each form (``class_ids`` a frozenset, or None for
+    every class): building it costs more than running it compiled.
+    """
     used = (sa.select(sa.func.coalesce(sa.func.sum(ALLOC.c.used), 0))
             .where(ALLOC.c.resource_provider_id == INV.c.resource_provider_id,
                    ALLOC.c.resource_class_id == INV.c.resource_class_id)
@@ -573,7 +579,9 @@ def _summaries(context, roots, only, class_ids, with_traits, nested):
     """
     connection = context.session.connection()
     dialect = connection.dialect.name
-    document = _summary_document(dialect, class_ids, with_traits, nested)
+    document = _summary_document(
+        dialect, None if class_ids is None else frozenset(class_ids),
+        with_traits, nested)
     froms = (RP.join(_ROOT, _ROOT.c.id == RP.c.root_provider_id)
              .outerjoin(_PARENT, _PARENT.c.id == RP.c.parent_provider_id))
     if dialect == 'mysql':
@@ -610,7 +618,6 @@ def _answer(context, space, candidates, uuid_of, summaries_text,
     return Answer(levels, candidates, uuid_of, summaries_text)
 
 
-@common.reader
 def get_candidates(context, request, options=search.SearchOptions(),
                    all_classes=True, with_traits=True):
     """The Answer to ``request`` (a candidate_search.CandidateRequest).
@@ -622,6 +629,16 @@ def get_candidates(context, request, options=search.SearchOptions(),
     :raises ResourceClassNotFound: an unknown class.
     :raises TraitNotFound: unknown traits.
     """
+    # The standard names are synchronised once, outside the read: inside
+    # it, on SQLite, they would be read again at every request.
+    resource_classes.ensure_standard(context)
+    trait_db.ensure_standard(context)
+    return _get_candidates(context, request, options, all_classes,
+                           with_traits)
+
+
+@common.reader
+def _get_candidates(context, request, options, all_classes, with_traits):
     names = _Names(context, request)
     try:
         builder = _Builder(context, request, names)
