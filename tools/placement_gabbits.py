@@ -12,9 +12,9 @@ The files name their fixtures (``APIFixture``, ``AllocationFixture``,
 aggregates and allocations, through our API.
 
 What is out of scope is skipped: whole files (allocation candidates,
-reshaper, granular and same-subtree requests, files built on them) and,
-in the other files, each request to /allocation_candidates or /reshaper
-and the requests that use its response.
+granular and same-subtree requests, files built on them) and, in the
+other files, each request to /allocation_candidates and the requests
+that use its response.
 
 Usage (with the Python of the py3 tox environment)::
 
@@ -65,7 +65,6 @@ CONF = zun_hostcap.conf.CONF
 # builds on one.
 SKIPPED_FILES = (
     'allocation-candidates*',
-    'reshaper*',
     'granular*',
     'same-subtree*',
     # Every request sends back the mappings of an allocation candidate.
@@ -73,12 +72,10 @@ SKIPPED_FILES = (
 )
 
 # Requests left out inside the other files.
-SKIPPED_PATHS = ('/allocation_candidates', '/reshaper')
+SKIPPED_PATHS = ('/allocation_candidates',)
 
 # Tests that read what a skipped request wrote, without naming it.
-SKIPPED_TESTS = {
-    'consumer-types-1.38': ('confirm reshaped allocations',),
-}
+SKIPPED_TESTS = {}
 
 # The version of the requests that build fixture data; allocations are
 # written at 1.28, as Placement's fixtures write them: no consumer type.

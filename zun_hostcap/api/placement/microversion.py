@@ -41,6 +41,7 @@ VERSION_HISTORY = """
 * 1.24 - Several member_of parameters.
 * 1.26 - Inventory with reserved equal to total.
 * 1.28 - Consumer generations.
+* 1.30 - POST /reshaper.
 * 1.32 - Negative member_of (!).
 * 1.37 - Providers may be re-parented and un-parented.
 * 1.38 - consumer_type in allocations and usages.
@@ -75,6 +76,7 @@ ERROR_CODES = (1, 23)
 MULTIPLE_MEMBER_OF = (1, 24)
 RESERVED_EQUALS_TOTAL = (1, 26)
 CONSUMER_GENERATION = (1, 28)
+RESHAPER = (1, 30)
 FORBIDDEN_AGGREGATES = (1, 32)
 REPARENT = (1, 37)
 CONSUMER_TYPE = (1, 38)

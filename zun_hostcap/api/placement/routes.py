@@ -18,6 +18,7 @@ import webob
 from zun_hostcap.api.controllers.placement import aggregates
 from zun_hostcap.api.controllers.placement import allocations
 from zun_hostcap.api.controllers.placement import inventories
+from zun_hostcap.api.controllers.placement import reshaper
 from zun_hostcap.api.controllers.placement import resource_classes
 from zun_hostcap.api.controllers.placement import resource_providers
 from zun_hostcap.api.controllers.placement import root
@@ -63,6 +64,8 @@ ROUTES = (
      ('GET', 'PUT', 'DELETE')),
     ('/usages', usages.UsagesController,
      ('GET',)),
+    ('/reshaper', reshaper.ReshaperController,
+     ('POST',)),
 )
 
 # Set by the accept guard (``app.AcceptGuard``) for a client that does not

@@ -2,8 +2,8 @@
 
 An operator's Placement policy file works unchanged against /placement:
 the rule names, check strings, scope types and deprecated (pre-Wallaby,
-admin-only) defaults are Placement's. /allocation_candidates and
-/reshaper are not served, so their rules are not registered.
+admin-only) defaults are Placement's. /allocation_candidates is not
+served, so its rule is not registered.
 """
 
 import itertools
@@ -12,6 +12,7 @@ from zun_hostcap.common.policies.placement import aggregate
 from zun_hostcap.common.policies.placement import allocation
 from zun_hostcap.common.policies.placement import base
 from zun_hostcap.common.policies.placement import inventory
+from zun_hostcap.common.policies.placement import reshaper
 from zun_hostcap.common.policies.placement import resource_class
 from zun_hostcap.common.policies.placement import resource_provider
 from zun_hostcap.common.policies.placement import trait
@@ -28,4 +29,5 @@ def list_rules():
         usage.list_rules(),
         trait.list_rules(),
         allocation.list_rules(),
+        reshaper.list_rules(),
     ))
