@@ -385,8 +385,7 @@ class ProviderTree(object):
         """Move the inventories of ``target`` and their allocations."""
         root = node.uuid
         for _attempt in range(placement_client.RETRIES):
-            generations = {uuid: self.client.read_provider(uuid)['generation']
-                           for uuid in target}
+            generations = {uuid: self._generation(uuid) for uuid in target}
             holders = set()
             for uuid in tree:
                 holders.update(self.client.provider_allocations(uuid))
@@ -419,6 +418,14 @@ class ProviderTree(object):
             method='POST', path='/reshaper', status=409,
             detail='the providers of this host kept changing in %d '
                    'attempts' % placement_client.RETRIES)
+
+    def _generation(self, uuid):
+        state = self.client.read_provider(uuid)
+        if state is None:
+            raise exception.PlacementRequestFailed(
+                method='GET', path='/resource_providers/%s' % uuid,
+                status=404, detail='the provider was deleted')
+        return state['generation']
 
     def placer(self, held):
         """A Placer of the audit; None without NUMA providers."""
