@@ -260,9 +260,10 @@ class Placer(object):
         """
         placed = {}
         moving = {}
+        currents = {}
         for consumer, claim in claims.items():
             amounts = numa_part(claim)
-            current = self._current(consumer)
+            current = currents[consumer] = self._current(consumer)
             if len(current) == 1 and list(current.values()) == [amounts]:
                 placed[consumer] = current
             else:
@@ -273,7 +274,8 @@ class Placer(object):
             where = place(amounts, self.room)
             if where is None:
                 where = place(amounts, self.room, spread=True)
-                if where is not None:
+                # Once, when it is spread, not at every run.
+                if where is not None and where != currents[consumer]:
                     LOG.warning('No NUMA node of this host has room for '
                                 'the %(amounts)s of container %(consumer)s: '
                                 'spread over several',

@@ -17,9 +17,7 @@ from zun_hostcap.compute import placement_client
 from zun_hostcap.compute import placement_report
 from zun_hostcap import objects
 from zun_hostcap.tests import base
-from zun_hostcap.tests import gabbi_fixtures
 from zun_hostcap.tests.unit.compute import test_placement_client
-from zun_hostcap.tests import utils as test_utils
 
 ROOT = '7a4c2b4e-35a5-4b87-9e3c-0c6d2f1e8a10'
 
@@ -203,6 +201,21 @@ class TestPlanning(base.TestCase):
             'new': {self.N0: {'VCPU': 1, 'MEMORY_MB': 128}},
             'disk only': {}}, placed)
 
+    def test_the_audit_spreads_what_fits_no_node_and_says_it_once(self):
+        logs = self.useFixture(fixtures.FakeLogger(level=logging.WARNING))
+        claims = {'big': {'VCPU': 6}}
+        spread = {self.N0: {'VCPU': 4}, self.N1: {'VCPU': 2}}
+        self.assertEqual(
+            {'big': spread},
+            numa_providers.Placer(self.children, {}).place_all(claims))
+        self.assertEqual(1, logs.output.count('spread over several'))
+        # The next run finds it so: the same, and no other warning.
+        self.assertEqual(
+            {'big': spread},
+            numa_providers.Placer(self.children,
+                                  {'big': spread}).place_all(claims))
+        self.assertEqual(1, logs.output.count('spread over several'))
+
 
 class TestNumaReporter(base.TestCase):
     """The report of a host with NUMA providers, to our Placement."""
@@ -333,13 +346,7 @@ class TestOldPlacementAndNumaProviders(base.TestCase):
     """A Placement without the reshaper (edge: not on this machine)."""
 
     def test_one_clear_error_naming_the_version(self):
-        def placement_1_29(environ, start_response):
-            start_response('200 OK', [('Content-Type', 'application/json')])
-            return [b'{"versions": [{"id": "v1.0", "max_version": "1.29", '
-                    b'"min_version": "1.0", "status": "CURRENT"}]}']
-        gabbi_fixtures.use(self)
-        url, _requests = test_placement_client.serve(self, placement_1_29)
-        test_utils.use_placement(self, url)
+        url = test_placement_client.serve_old_placement(self, '1.29')
         self.flags(group='compute', numa_providers=True)
         reporter = placement_report.Reporter(placement_client.ReportClient())
         err = self.assertRaises(
