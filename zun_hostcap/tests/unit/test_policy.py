@@ -26,8 +26,7 @@ GENERATOR_CONF = os.path.join(
 # The API's rules, by the names Zun gives them.
 API_RULES = ('host:get_all', 'host:get', 'zun-service:get_all')
 
-# The rules of /placement, by Placement's names (all of Placement's but
-# that of /allocation_candidates, which is not served).
+# The rules of /placement, by Placement's names (all of Placement's).
 PLACEMENT_API_RULES = (
     'placement:resource_providers:list',
     'placement:resource_providers:create',
@@ -60,6 +59,7 @@ PLACEMENT_API_RULES = (
     'placement:allocations:update',
     'placement:allocations:delete',
     'placement:resource_providers:allocations:list',
+    'placement:allocation_candidates:list',
     'placement:reshaper:reshape',
 )
 
@@ -123,7 +123,8 @@ class TestRulesInCode(PolicyTestCase):
                               ('GET', 'POST', 'PUT', 'DELETE'))
                 self.assertRegex(operation['path'],
                                  '^/(resource_providers|resource_classes|'
-                                 'traits|allocations|usages|reshaper)')
+                                 'traits|allocations|usages|reshaper|'
+                                 'allocation_candidates)')
 
     def test_no_operation_has_two_rules(self):
         seen = {}
