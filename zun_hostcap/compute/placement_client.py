@@ -462,10 +462,8 @@ class ReportClient(object):
 
     def get_allocations(self, consumer_uuid):
         """(consumer generation or None, {provider uuid: {class: n}})."""
-        doc = self._get('/allocations/%s' % consumer_uuid)
-        return doc.get('consumer_generation'), {
-            rp: alloc['resources']
-            for rp, alloc in doc.get('allocations', {}).items()}
+        consumer = self.get_consumer(consumer_uuid)
+        return consumer['generation'], consumer['allocations']
 
     def put_allocations(self, consumer_uuid, allocations, project_id,
                         user_id):
