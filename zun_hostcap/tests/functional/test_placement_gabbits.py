@@ -5,7 +5,7 @@ ships with its tests (from the peer's virtualenv, the one
 ``tools/placement_peer.py install`` makes) in-process against our API,
 with fixtures that build Placement's data through it. Here it runs the
 files of the allocation candidates, granular request groups,
-same_subtree and mappings: every test must pass.
+same_subtree, mappings and the reshaper: every test must pass.
 """
 
 import json
@@ -21,7 +21,7 @@ from zun_hostcap.tests.functional import test_placement_peers
 
 TOOL = os.path.join(test_placement_peers.TOOLS, 'placement_gabbits.py')
 CANDIDATE_FILES = ('allocation-candidates*', 'granular*', 'same-subtree*',
-                   'allocations-mappings*')
+                   'allocations-mappings*', 'reshaper*')
 
 
 def placement_gabbits_dir(python):
@@ -54,8 +54,8 @@ class TestPlacementGabbits(base.TestCase):
                          result.stderr[-2000:])
         return totals
 
-    def test_allocation_candidate_files(self):
+    def test_allocation_candidate_and_reshaper_files(self):
         totals = self.run_files(*CANDIDATE_FILES)
         self.assertEqual(0, totals['failed'])
         self.assertEqual(0, totals['skipped'])
-        self.assertGreaterEqual(totals['passed'], 226)
+        self.assertGreaterEqual(totals['passed'], 265)
