@@ -1,0 +1,44 @@
+"""The Placement figures of /metrics, for every provider in one statement.
+
+openstack-exporter asks Placement for the providers, then for each one
+its inventories and its usages: two requests a provider. Here one
+statement reads, for every inventory, its provider's name, its class,
+total, reserved, allocation ratio and the sum of its allocations,
+whatever the number of providers.
+"""
+
+import sqlalchemy as sa
+
+from zun_hostcap.db.sqlalchemy import models
+from zun_hostcap.db.sqlalchemy.placement import common
+
+RP = common.RP
+INV = models.Inventory.__table__
+ALLOC = models.Allocation.__table__
+RC = models.ResourceClass.__table__
+
+# The sum of an inventory's allocations, from the index on
+# (provider, class, used) alone; 0 without any.
+_USED = (sa.select(sa.func.coalesce(sa.func.sum(ALLOC.c.used), 0))
+         .where(ALLOC.c.resource_provider_id == INV.c.resource_provider_id,
+                ALLOC.c.resource_class_id == INV.c.resource_class_id)
+         .scalar_subquery())
+
+# Built once. Rows in provider order, so that a provider's name is
+# escaped once for its classes.
+_CAPACITY = (
+    sa.select(RP.c.name, RC.c.name, INV.c.total, INV.c.reserved,
+              INV.c.allocation_ratio, _USED)
+    .select_from(INV.join(RP, INV.c.resource_provider_id == RP.c.id)
+                 .join(RC, INV.c.resource_class_id == RC.c.id))
+    .order_by(INV.c.resource_provider_id))
+
+
+@common.reader
+def capacity(context):
+    """Every inventory, in one statement.
+
+    :returns: [(provider name, class name, total, reserved, allocation
+        ratio, used)].
+    """
+    return context.session.execute(_CAPACITY).all()
