@@ -144,17 +144,21 @@ def placement_text(rows, up):
     10,000 providers with 3 classes make 120,000 samples.
     """
     total, usage, reserved, ratio = [], [], [], []
-    last_name = hostname = None
+    add_total, add_usage = total.append, usage.append
+    add_reserved, add_ratio = reserved.append, ratio.append
+    hostnames = {}
     for name, resource_class, inv_total, inv_reserved, inv_ratio, used in (
             rows):
-        if name != last_name:
-            last_name, hostname = name, _escape(name or '')
-        labels = '{hostname="%s",resourcetype="%s"} ' % (
-            hostname, _escape(resource_class))
-        total.append(labels + str(inv_total))
-        usage.append(labels + str(used))
-        reserved.append(labels + str(inv_reserved))
-        ratio.append(labels + repr(float(inv_ratio)))
+        hostname = hostnames.get(name)
+        if hostname is None:
+            hostname = hostnames[name] = _escape(name or '')
+        # Class names are upper case letters, digits and underscores (the
+        # API's schema): nothing to escape.
+        labels = f'{{hostname="{hostname}",resourcetype="{resource_class}"}} '
+        add_total(f'{labels}{inv_total}')
+        add_usage(f'{labels}{used}')
+        add_reserved(f'{labels}{inv_reserved}')
+        add_ratio(f'{labels}{float(inv_ratio)!r}')
     parts = []
     for name, lines in (('openstack_placement_resource_total', total),
                         ('openstack_placement_resource_usage', usage),

@@ -24,14 +24,12 @@ _USED = (sa.select(sa.func.coalesce(sa.func.sum(ALLOC.c.used), 0))
                 ALLOC.c.resource_class_id == INV.c.resource_class_id)
          .scalar_subquery())
 
-# Built once. Rows in provider order, so that a provider's name is
-# escaped once for its classes.
+# Built once; in no particular order, which Prometheus does not need.
 _CAPACITY = (
     sa.select(RP.c.name, RC.c.name, INV.c.total, INV.c.reserved,
               INV.c.allocation_ratio, _USED)
     .select_from(INV.join(RP, INV.c.resource_provider_id == RP.c.id)
-                 .join(RC, INV.c.resource_class_id == RC.c.id))
-    .order_by(INV.c.resource_provider_id))
+                 .join(RC, INV.c.resource_class_id == RC.c.id)))
 
 
 @common.reader
