@@ -10,7 +10,7 @@ From the outside in::
     /healthcheck         oslo.middleware's healthcheck app (with the
                          database plugin), no auth
     /metrics             Prometheus' text format, no auth (with [metrics]
-                         enabled and no port of its own)
+                         enabled, unless a listener of its own serves it)
     cors                 browsers on the allowed origins
     /placement           the Placement-compatible API, its own stack
                          (zun_hostcap.api.placement.app)
@@ -84,9 +84,12 @@ def setup_pecan_app():
         debug=False)))
 
 
-def setup_app():
+def setup_app(metrics_path=True):
     """The full WSGI application, configured from ``CONF``.
 
+    :param metrics_path: with [metrics] enabled, serve /metrics; False
+        when a listener of its own serves it (zun-hostcap-api with a
+        [metrics] port).
     :raises StartupError: [metrics] enabled, and its directory unusable.
     """
     counting = metrics.setup(CONF)
@@ -102,7 +105,7 @@ def setup_app():
         # Without origins it would only turn every OPTIONS into a 200.
         app = cors.CORS(app, CONF)
     app = _HealthcheckRoute(app, healthcheck.Healthcheck(None, CONF))
-    if counting and CONF.metrics.port is None:
+    if counting and metrics_path:
         app = metrics_api.MetricsRoute(app)
     app = middleware.RequestLogContext(app)
     if counting:

@@ -65,8 +65,9 @@ def create_service(wrap=None):
         problem = str(err)
     if problem:
         zun_service.startup_failure(BINARY, [problem])
-    api = server.WSGIService(BINARY, wrap(app.setup_app()), sock,
-                             CONF.api.threads)
+    api = server.WSGIService(
+        BINARY, wrap(app.setup_app(metrics_path=metrics_sock is None)),
+        sock, CONF.api.threads)
     if metrics_sock is None:
         return api
     return zun_service.ServiceGroup([api, server.WSGIService(

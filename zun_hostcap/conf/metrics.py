@@ -23,11 +23,13 @@ metrics_opts = [
                        help='Address of the separate metrics listener, '
                             'when port is set.'),
     cfg.PortOpt('port',
-                help='Serve /metrics on host:port, a listener of its own, '
-                     'and not on the API\'s address. Unset: /metrics is '
-                     'a path of the API, reachable by whoever reaches the '
-                     'API. Not for the WSGI callables under uwsgi, which '
-                     'serve it on the API\'s address.'),
+                help='zun-hostcap-api and zun-hostcap-all serve /metrics '
+                     'on host:port, a listener of their own, and not on the '
+                     'API\'s address. Unset: /metrics is a path of the '
+                     'API, reachable by whoever reaches the API. The WSGI '
+                     'callables (uwsgi, mod_wsgi) always serve it as a '
+                     'path of the application: restrict it in the web '
+                     'server.'),
     cfg.StrOpt('directory',
                default='$state_path/metrics',
                help='Where every process of this host with metrics on '

@@ -395,10 +395,10 @@ class TestNotificationQueue(MetricsTestCase):
 
 class TestSeparateListener(MetricsTestCase):
 
-    metrics_options = {'port': 9999}
-
     def test_metrics_only_on_their_own_listener(self):
-        resp = webob.Request.blank('/metrics').get_response(self.app)
+        # As zun-hostcap-api builds it with a [metrics] port.
+        resp = webob.Request.blank('/metrics').get_response(
+            app.setup_app(metrics_path=False))
         self.assertNotEqual(200, resp.status_int)
         self.assertIn('openstack_placement_up',
                       self.scrape(metrics_api.StandaloneMetricsApp()))
