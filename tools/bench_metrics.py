@@ -163,14 +163,20 @@ def _stats(values):
     return statistics.median(values), min(values), max(values)
 
 
-def scrape(port, scrapes):
-    """Figures of GET /metrics, with gzip (as Prometheus) and without."""
+def scrape(port, scrapes, pid=None):
+    """Figures of GET /metrics, with gzip (as Prometheus) and without.
+
+    With the server's ``pid``, also the CPU time the server took for a
+    scrape (gzip), which other work on the machine changes less than the
+    time the scrape lasted.
+    """
     conn = Connection(port)
     figures = {}
     try:
         for label, headers in (('gzip', {'Accept-Encoding': 'gzip'}),
                                ('identity', {})):
             times = []
+            cpu = benchlib.cpu_seconds(pid) if pid else None
             for _ in range(scrapes):
                 began = time.perf_counter()
                 status, body, resp_headers = conn.get('/metrics', headers)
@@ -178,6 +184,8 @@ def scrape(port, scrapes):
                 if status != 200:
                     raise RuntimeError('GET /metrics: %d %s' % (
                         status, body[:300]))
+            if cpu is not None and label == 'gzip':
+                figures['cpu'] = (benchlib.cpu_seconds(pid) - cpu) / scrapes
             figures[label] = (_stats(times), len(body))
         text = (gzip.decompress(body) if resp_headers.get(
             'Content-Encoding') == 'gzip' else body).decode()
@@ -386,7 +394,8 @@ def measure(engine, tmp, args):
         figures = {'load': loaded}
         # The first scrape warms the caches of both sides alike.
         scrape(server.port, 1)
-        figures['scrape'] = scrape(server.port, args.scrapes)
+        figures['scrape'] = scrape(server.port, args.scrapes,
+                                   server.process.pid)
         figures['walk'] = walk(server.port, args.walk_threads)
         figures['usages_ms'] = usages_latency(server.port)
         figures['parts'] = breakdown(url, args.scrapes)
@@ -412,6 +421,8 @@ def report(engine, figures, args):
         '  scrape, uncompressed:          %7.1f ms median (%.1f-%.1f), '
         '%d bytes' % (plain * 1000, plain_low * 1000, plain_high * 1000,
                       plain_size),
+        '  API process CPU per scrape (gzip): %.0f ms (a MariaDB server\'s '
+        'own not counted)' % (scraped['cpu'] * 1000),
         '  exporter walk: %d requests in %.1f s (%d threads), %.0f times '
         'the scrape' % (requests, seconds, args.walk_threads,
                         seconds / median),
