@@ -9,6 +9,7 @@ on the servers of every deployment, failing in CI when one is missing.
 from zun_hostcap.tests import base
 from zun_hostcap.tests import fixtures
 from zun_hostcap.tests.functional import base as functional_base
+from zun_hostcap.tests.unit.api import test_metrics
 from zun_hostcap.tests.unit.placement import test_allocations
 from zun_hostcap.tests.unit.placement import test_notifications
 from zun_hostcap.tests.unit.placement import test_resource_classes
@@ -39,18 +40,24 @@ class PostgreSQLTestCase(LookupTests, ListingTests, base.TestCase):
 
 
 def use_mariadb(test):
-    """Run ``test``'s model on a throw-away MariaDB database."""
+    """Run ``test``'s model on a throw-away MariaDB database.
+
+    :returns: its ``fixtures.Database``.
+    """
     functional_base.require_port(test, 'MariaDB', 3306)
     db = test.useFixture(functional_base.MySQLDatabase())
-    test.useFixture(fixtures.Database(connection=db.url))
+    return test.useFixture(fixtures.Database(connection=db.url))
 
 
 def use_postgresql(test):
-    """Run ``test``'s model on a throw-away PostgreSQL database."""
+    """Run ``test``'s model on a throw-away PostgreSQL database.
+
+    :returns: its ``fixtures.Database``.
+    """
     functional_base.require_port(test, 'PostgreSQL', 5432)
     from zun_hostcap.tests.functional import test_operations
     db = test.useFixture(test_operations.PostgreSQLDatabase())
-    test.useFixture(fixtures.Database(connection=db.url))
+    return test.useFixture(fixtures.Database(connection=db.url))
 
 
 class MariaDBAllocationsTestCase(ConcurrentAllocationsMixin, base.TestCase):
@@ -82,3 +89,19 @@ class PostgreSQLNotificationsTestCase(
     def setUp(self):
         super().setUp()
         use_postgresql(self)
+
+
+class MariaDBMetricsTestCase(test_metrics.TestPlacementFamilies):
+    """/metrics' one statement for every inventory, on MariaDB."""
+
+    def setUp(self):
+        super().setUp()
+        self.database = use_mariadb(self)
+
+
+class PostgreSQLMetricsTestCase(test_metrics.TestPlacementFamilies):
+    """/metrics' one statement for every inventory, on PostgreSQL."""
+
+    def setUp(self):
+        super().setUp()
+        self.database = use_postgresql(self)
