@@ -24,12 +24,22 @@ our figures with notifications off (the first run: no driver configured)
 and on, and their ratio; under it, the notifications the listener got,
 by event type, against those the steps should send.
 
+With ``--candidates [KEYS]``, the allocation candidate scenarios of
+``candidate_scenarios.py`` run instead of the steps (all of them, or
+those whose letters KEYS names, such as ``ace``): each is loaded into
+both services the same way, on each engine, and its queries timed; the
+table gives requests (or, for the scheduler loop, placements) per second
+of both, the ratio, the number of candidates each answered and each
+server's peak RSS. A query Placement does not answer within
+``--timeout`` seconds (60) is shown as such and its server stopped.
+
 Run it with the Python of an environment where zun-hostcap is installed
 (such as ``.tox/functional/bin/python``)::
 
     python tools/bench_placement.py [--providers N] [--only sqlite|mysql]
                                     [--quick] [--profile FILE]
                                     [--notifications [URL]]
+                                    [--candidates [KEYS]] [--timeout S]
 
 MariaDB is expected on 127.0.0.1:3306 with a root user without password
 (``--mysql-url`` to change it); the databases ``bench_ours``,
@@ -60,6 +70,7 @@ import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchlib  # noqa: E402  (tools/ is no package)
+import candidate_scenarios  # noqa: E402
 import pair_floor  # noqa: E402
 import placement_peer  # noqa: E402
 
@@ -72,6 +83,8 @@ DEFAULT_MYSQL_URL = 'mysql+pymysql://root@127.0.0.1:3306/'
 DATABASES = {'ours': 'bench_ours', 'theirs': 'bench_theirs',
              'ours_on': 'bench_ours_on'}
 DEFAULT_RABBIT_URL = 'rabbit://guest:guest@127.0.0.1:5672/'
+# Seconds an allocation candidates query may take before it is given up.
+TIMEOUT = 60
 # Where our server sends its versioned notifications: the exchange (set
 # in its configuration, so that the listener's matches) and the topic.
 NOTIFY_EXCHANGE = 'zun-hostcap'
@@ -183,11 +196,13 @@ def _stop_all(*args):
 class Side(object):
     """How to prepare and serve one implementation."""
 
-    def __init__(self, name, label, python, target):
+    def __init__(self, name, label, python, target, config=None):
         self.name = name
         self.label = label
         self.python = python
         self.target = target
+        # Configuration beyond the side's own: {section: {option: value}}.
+        self.config = config or {}
         # {engine name: {process: CPU seconds over the steps}}
         self.cpu = {}
 
@@ -218,19 +233,19 @@ class Side(object):
 
 class Ours(Side):
 
-    def __init__(self):
+    def __init__(self, config=None):
         super().__init__('ours', 'zun-hostcap', sys.executable,
-                         'zun_hostcap.wsgi.placement:application')
+                         'zun_hostcap.wsgi.placement:application', config)
 
     def sections(self, tmp, url):
         """The configuration: notifications off (no driver)."""
-        return {
+        return _merged({
             'DEFAULT': {'debug': 'false', 'state_path': tmp},
             'api': {'auth_strategy': 'noauth2'},
             'database': {'connection': url},
             # Not a policy file of this machine: the defaults.
             'oslo_policy': {'policy_file': os.path.join(tmp, 'policy.yaml')},
-        }
+        }, self.config)
 
     def prepare(self, tmp, url):
         config = benchlib.write_config(os.path.join(tmp, 'zun-hostcap.conf'),
@@ -320,12 +335,12 @@ class OursNotifying(Ours):
 
 class Theirs(Side):
 
-    def __init__(self, python):
+    def __init__(self, python, config=None):
         super().__init__('theirs', 'placement', python,
-                         'placement.wsgi.api:application')
+                         'placement.wsgi.api:application', config)
 
     def prepare(self, tmp, url):
-        confdir = placement_peer.write_config(tmp, url)
+        confdir = placement_peer.write_config(tmp, url, self.config)
         try:
             placement_peer.db_sync(self.python, confdir)
         except subprocess.CalledProcessError as err:
@@ -333,6 +348,14 @@ class Theirs(Side):
                                '%s%s' % (err.returncode, err.stdout[-2000:],
                                          err.stderr[-2000:]))
         return dict(os.environ, OS_PLACEMENT_CONFIG_DIR=confdir)
+
+
+def _merged(sections, extra):
+    """``sections`` with the options of ``extra`` added (or replaced)."""
+    merged = {name: dict(options) for name, options in sections.items()}
+    for name, options in extra.items():
+        merged.setdefault(name, {}).update(options)
+    return merged
 
 
 def _run(argv):
@@ -348,10 +371,10 @@ def _run(argv):
 class Client(object):
     """One keep-alive HTTP connection (one per thread)."""
 
-    def __init__(self, port):
+    def __init__(self, port, timeout=120):
         self.port = port
         self.conn = http.client.HTTPConnection(benchlib.HOST, port,
-                                               timeout=120)
+                                               timeout=timeout)
         self.headers = {
             'X-Auth-Token': TOKEN,
             'OpenStack-API-Version': MICROVERSION,
@@ -888,6 +911,181 @@ def floor(args, rows):
                              1000.0 / theirs[0] if theirs else None)
 
 
+# Allocation candidates (--candidates)
+
+def _candidate_server(side, engine, tmp, tag):
+    """Serve ``side`` on a fresh database; the started server."""
+    workdir = os.path.join(tmp, '%s-%s-%s' % (engine.name, side.name, tag))
+    os.makedirs(workdir)
+    side.setup(workdir, engine)
+    server = side.server(workdir, engine.url(side.name))
+    _RUNNING.add(server)
+    server.start()
+    return server
+
+
+def _measure_scenario(side, engine, tmp, tag, scenario, timeout):
+    """{query label: Figures} of ``scenario`` served by ``side``.
+
+    A scenario whose queries may not be answered in time has a server
+    (and a load) for each of them.
+    """
+    if not scenario.server_per_query:
+        return _measure(side, engine, tmp, tag, scenario,
+                        scenario.queries(), timeout)
+    results = {}
+    for index, query in enumerate(scenario.queries()):
+        results.update(_measure(side, engine, tmp, '%s%d' % (tag, index),
+                                scenario, [query], timeout))
+    return results
+
+
+def _measure(side, engine, tmp, tag, scenario, queries, timeout):
+    """{query label: Figures} of ``queries`` on one server of ``side``."""
+    labels = [q.label for q in queries] or ['(f) scheduler loop']
+    server = None
+    try:
+        try:
+            server = _candidate_server(side, engine, tmp, tag)
+        except Exception as exc:   # noqa: B902
+            return {label: candidate_scenarios.Figures(
+                'did not start: %s' % exc) for label in labels}
+
+        def make_client(client_timeout=120):
+            return Client(server.port, client_timeout)
+        print('  %s on %s (%s): loading %d providers on port %d ...' % (
+            side.label, engine.name, tag, len(scenario.providers),
+            server.port), flush=True)
+        began = time.perf_counter()
+        try:
+            candidate_scenarios.load(scenario, make_client)
+        except Exception as exc:   # noqa: B902
+            return {label: candidate_scenarios.Figures(
+                'loading failed: %s' % exc) for label in labels}
+        print('    loaded in %.0f s' % (time.perf_counter() - began),
+              flush=True)
+        results = {}
+        if not queries:
+            results[labels[0]] = candidate_scenarios.scheduler_loop(
+                make_client, scenario, StepError)
+        for query in queries:
+            figures = candidate_scenarios.time_query(make_client, query,
+                                                     timeout)
+            results[query.label] = figures
+            print('    %s: %s' % (query.label, figures.error or
+                                  '%.1f ms' % figures.p50), flush=True)
+            if figures.timed_out:
+                break   # the server is still at it: no fair next query
+        rss = candidate_scenarios.peak_rss_mb(server.process.pid)
+        for figures in results.values():
+            figures.rss_mb = rss
+        for label in labels:
+            results.setdefault(label, candidate_scenarios.Figures(
+                'not run: an earlier query timed out'))
+        return results
+    finally:
+        if server is not None:
+            server.stop()
+            _RUNNING.discard(server)
+        try:
+            side.teardown(engine)
+            engine.drop(side.name)
+        except Exception as exc:   # noqa: B902
+            print('  could not clean up after %s: %s' % (side.label, exc))
+
+
+def run_candidates(args, engines, theirs_python, tmp):
+    """The candidate scenarios on each engine; the table's rows."""
+    rows = []
+    keys = args.candidates
+    for engine in engines:
+        for scenario_class in candidate_scenarios.SCENARIOS:
+            if scenario_class.key not in keys:
+                continue
+            if scenario_class.key == 'f' and engine.name != 'mysql':
+                continue   # the scheduler loop is measured on MariaDB
+            scenario = scenario_class()
+            print('%s: (%s) %s' % (engine.name, scenario.key,
+                                   scenario.title), flush=True)
+            ours = _measure_scenario(
+                Ours(scenario.ours_config), engine, tmp,
+                scenario.key, scenario, args.timeout)
+            for variant, config in scenario.variants:
+                theirs = _measure_scenario(
+                    Theirs(theirs_python, config), engine, tmp,
+                    scenario.key + variant.replace(' ', '-'), scenario,
+                    args.timeout)
+                queries = scenario.queries()
+                for label in ours:
+                    query = next((q for q in queries if q.label == label),
+                                 None)
+                    rows.append((engine.name, label, variant, query,
+                                 ours[label], theirs[label]))
+    return rows
+
+
+def candidates_table(rows):
+    """The text of the candidate scenarios' table."""
+    head = (ROW % (
+        'engine', 'query', 'Placement', 'ours/s', 'p50 ms',
+        'theirs/s', 'p50 ms', 'ratio', 'target', 'verdict',
+        'answers o/t', 'RSS o/t'))
+    lines = [head, '-' * len(head)]
+    notes = []
+    for engine, label, variant, query, ours, theirs in rows:
+        ratio = (ours.rate / theirs.rate
+                 if ours.rate and theirs.rate else None)
+        target = query.target if query else 5.0
+        if ours.error or (ours.over or 0):
+            verdict = 'FAIL'
+        elif query is not None and query.max_ms is not None:
+            verdict = 'ok' if ours.p50 <= query.max_ms else 'MISS'
+        elif theirs.timed_out:
+            verdict = 'ok'
+        elif ratio is None:
+            verdict = '-'
+        else:
+            verdict = 'ok' if ratio >= target else 'MISS'
+        if query is not None and query.max_ms is not None:
+            target_text = '<=%.0fms' % query.max_ms
+        else:
+            target_text = '%.0fx' % target
+        theirs_rate = ('>%ds' % args_timeout(theirs) if theirs.timed_out
+                       else _fmt(theirs.rate, 9, 1))
+        lines.append(ROW % (
+            engine, label, VARIANTS.get(variant, variant),
+            _fmt(ours.rate, 8, 1), _fmt(ours.p50, 8, 1),
+            theirs_rate.rjust(9), _fmt(theirs.p50, 8, 1),
+            _fmt(ratio, 6, 1) + ('x' if ratio is not None else ' '),
+            target_text, verdict,
+            '%s/%s' % (_count(ours.candidates), _count(theirs.candidates)),
+            '%s/%s' % (_count(ours.rss_mb), _count(theirs.rss_mb))))
+        for who, figures in (('ours', ours), ('theirs', theirs)):
+            if figures.error and not figures.timed_out:
+                notes.append('error: %s %s, %s: %s' % (
+                    engine, who, label, figures.error))
+            if figures.over is not None:
+                notes.append('%s %s, scheduler loop: %d placements, %d '
+                             'conflicts, %d providers over capacity' % (
+                                 engine, who, figures.ops, figures.conflicts,
+                                 figures.over))
+    return '\n'.join(lines + ([''] + notes if notes else []))
+
+
+ROW = '%-7s %-52s %-9s %8s %8s %9s %8s %7s %7s %-7s %11s %9s'
+# The Placement settings a row was measured with, in a word.
+VARIANTS = {'': 'defaults', 'defaults': 'defaults',
+            'recommended settings': 'tuned', 'randomize': 'randomize'}
+
+
+def args_timeout(figures):
+    return int(figures.seconds) if figures.seconds else TIMEOUT
+
+
+def _count(value):
+    return '-' if value is None else '%d' % value
+
+
 def conditions(args, theirs_python, engines):
     uname = platform.uname()
     ours, theirs = benchlib.version, functools.partial(
@@ -959,6 +1157,15 @@ def main(argv=None):
                         'virtual host is made for each server and deleted '
                         'after it, with rabbitmqctl), and compare with '
                         'ours off' % DEFAULT_RABBIT_URL)
+    parser.add_argument('--candidates', metavar='KEYS', nargs='?',
+                        const=''.join(c.key for c in
+                                      candidate_scenarios.SCENARIOS),
+                        help='run the allocation candidate scenarios (all, '
+                        'or those whose letters KEYS names) instead of the '
+                        'steps')
+    parser.add_argument('--timeout', type=int, default=TIMEOUT,
+                        help='seconds a candidates query may take '
+                        '(default %(default)s)')
     args = parser.parse_args(argv)
     if args.providers < 1:
         parser.error('--providers must be at least 1')
@@ -987,6 +1194,17 @@ def main(argv=None):
         notifying = OursNotifying(args.notifications,
                                   expected_notifications(args))
         sides.append(notifying)
+    if args.candidates:
+        try:
+            print(conditions(args, theirs_python, engines), flush=True)
+            rows = run_candidates(args, engines, theirs_python, tmp)
+        finally:
+            _stop_all()
+            if not args.keep:
+                shutil.rmtree(tmp, ignore_errors=True)
+        print()
+        print(candidates_table(rows))
+        return 0
     rows = []
     notification_rows = []
     profiles = []

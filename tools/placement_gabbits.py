@@ -64,16 +64,11 @@ CONF = zun_hostcap.conf.CONF
 # Files left out whole: features out of scope, or files whose every test
 # builds on one.
 SKIPPED_FILES = (
-    'allocation-candidates*',
     'reshaper*',
-    'granular*',
-    'same-subtree*',
-    # Every request sends back the mappings of an allocation candidate.
-    'allocations-mappings*',
 )
 
 # Requests left out inside the other files.
-SKIPPED_PATHS = ('/allocation_candidates', '/reshaper')
+SKIPPED_PATHS = ('/reshaper',)
 
 # Tests that read what a skipped request wrote, without naming it.
 SKIPPED_TESTS = {
@@ -578,6 +573,63 @@ class GranularFixture(APIFixture):
             for resource_class, total, fields in inventories:
                 build.inventory(uuid, resource_class, total, **fields)
             build.set_traits(uuid, *traits)
+
+
+class NeutronQoSMultiSegmentFixture(APIFixture):
+    """Four computes as Neutron QoS on multi-segment networks shows them.
+
+    Each has an OVS agent (packet rate) over bridges (bandwidth) and an
+    SR-IOV agent over PFs (bandwidth). The bridges and PFs of compute0
+    are on CUSTOM_PHYSNET_OTHER, of compute1 on CUSTOM_PHYSNET_MSN_S1, of
+    compute2 on CUSTOM_PHYSNET_MSN_S2; compute3 has one bridge and one PF
+    on each of the two segments, with a tenth of the bandwidth.
+    """
+
+    NORMAL = ('CUSTOM_VNIC_TYPE_NORMAL',)
+    DIRECT = ('CUSTOM_VNIC_TYPE_DIRECT', 'CUSTOM_VNIC_TYPE_DIRECT_PHYSICAL',
+              'CUSTOM_VNIC_TYPE_MACVTAP')
+    BANDWIDTH = ('NET_BW_EGR_KILOBIT_PER_SEC', 'NET_BW_IGR_KILOBIT_PER_SEC')
+
+    def populate(self, build):
+        computes = [
+            # (physnets of the bridges, of the PFs, bandwidth of each)
+            (['OTHER'], ['OTHER'], 5000, 10000),
+            (['MSN_S1'], ['MSN_S1'], 5000, 10000),
+            (['MSN_S2'], ['MSN_S2'], 5000, 10000),
+            (['MSN_S1', 'MSN_S2'], ['MSN_S1', 'MSN_S2'], 1000, 1000),
+        ]
+        for index, (bridges, pfs, bridge_bw, pf_bw) in enumerate(computes):
+            name = 'compute%d' % index
+            compute = os.environ[name] = build.provider(name)
+            for resource_class, total in (('VCPU', 8), ('MEMORY_MB', 4096),
+                                          ('DISK_GB', 500)):
+                build.inventory(compute, resource_class, total)
+            ovs = os.environ[name + ':ovs_agent'] = build.provider(
+                name + ':Open vSwitch agent', parent=compute)
+            build.inventory(ovs, 'NET_PACKET_RATE_KILOPACKET_PER_SEC', 1000)
+            build.set_traits(ovs, *self.NORMAL)
+            for number, physnet in enumerate(bridges):
+                tag = str(number + 1) if number else ''
+                bridge = os.environ[name + ':br_ex' + tag] = build.provider(
+                    name + ':Open vSwitch agent:br-ex' + tag, parent=ovs)
+                for resource_class in self.BANDWIDTH:
+                    build.inventory(bridge, resource_class, bridge_bw)
+                build.set_traits(bridge, *(self.NORMAL +
+                                           ('CUSTOM_PHYSNET_' + physnet,)))
+            sriov = build.provider(name + ':NIC Switch agent',
+                                   parent=compute)
+            # Placement's fixture names compute2's agent for compute3 too.
+            os.environ[name + ':sriov_agent'] = (
+                os.environ['compute2:sriov_agent'] if index == 3 else sriov)
+            build.set_traits(sriov, *self.DIRECT)
+            for number, physnet in enumerate(pfs):
+                pf = os.environ[name + ':pf%d' % number] = build.provider(
+                    name + ':NIC Switch agent:enp129s0f%d' % number,
+                    parent=sriov)
+                for resource_class in self.BANDWIDTH:
+                    build.inventory(pf, resource_class, pf_bw)
+                build.set_traits(pf, *(self.DIRECT +
+                                       ('CUSTOM_PHYSNET_' + physnet,)))
 
 
 # Per-test log capture

@@ -83,18 +83,24 @@ def placement_venv(cache_dir=DEFAULT_CACHE):
     return python
 
 
-def write_config(state_dir, connection):
-    """Placement's configuration directory, in ``state_dir``."""
+def write_config(state_dir, connection, extra=None):
+    """Placement's configuration directory, in ``state_dir``.
+
+    ``extra``: more options, {section: {option: value}}.
+    """
     confdir = os.path.join(os.path.abspath(state_dir), 'placement')
     os.makedirs(confdir, exist_ok=True)
-    benchlib.write_config(os.path.join(confdir, 'placement.conf'), {
+    sections = {
         'DEFAULT': {'debug': 'false'},
         'api': {'auth_strategy': 'noauth2'},
         'placement_database': {'connection': connection},
         # Not a policy file of this machine: the defaults.
         'oslo_policy': {'policy_file': os.path.join(confdir,
                                                     'policy.yaml')},
-    })
+    }
+    for section, options in (extra or {}).items():
+        sections.setdefault(section, {}).update(options)
+    benchlib.write_config(os.path.join(confdir, 'placement.conf'), sections)
     return confdir
 
 

@@ -1,4 +1,5 @@
-"""How zun-hostcap-compute reaches a Placement service.
+"""[placement]: how the compute reaches a Placement service, and how the
+API's own /placement searches allocation candidates.
 
 keystoneauth1's own options, registered through its loading helpers as
 every OpenStack service does it: the session (TLS, timeout), the auth
@@ -26,8 +27,47 @@ placement_group = cfg.OptGroup(
          'keystone catalog, endpoint_override.')
 
 
+# The candidate search of /placement: OpenStack Placement's option names
+# and meanings, so that a Placement configuration carries over.
+candidate_opts = [
+    cfg.BoolOpt(
+        'randomize_allocation_candidates',
+        default=False,
+        help='Whether GET /allocation_candidates answers in a random '
+             'order. With a limit, the answer is then a sample spread '
+             'across root providers (each viable root gives one candidate '
+             'in turn, in a random order of roots and of providers), made '
+             'without making the rest. Off, the order is fixed: depth '
+             'first or breadth first across roots, as '
+             'allocation_candidates_generation_strategy says, roots in the '
+             'order of their creation.'),
+    cfg.IntOpt(
+        'max_allocation_candidates',
+        default=-1,
+        min=-1,
+        help='The most allocation candidates one request makes, before '
+             'its limit (if any) applies; -1 for no maximum. The search '
+             'always prunes and stops at the limit, so unlike OpenStack '
+             'Placement it does not need this to stay fast on wide '
+             'provider trees; it bounds the size of an answer without a '
+             'limit.'),
+    cfg.StrOpt(
+        'allocation_candidates_generation_strategy',
+        default='depth-first',
+        choices=(('depth-first',
+                  'every candidate of the first viable root, then of the '
+                  'next'),
+                 ('breadth-first',
+                  'one candidate of each viable root in turn, so that a '
+                  'limit or maximum spreads the answer across roots')),
+        help='The order in which viable root providers give their '
+             'allocation candidates.'),
+]
+
+
 def register_opts(conf):
     conf.register_group(placement_group)
+    conf.register_opts(candidate_opts, group=placement_group)
     ks_loading.register_session_conf_options(conf, placement_group)
     ks_loading.register_auth_conf_options(conf, placement_group)
     ks_loading.register_adapter_conf_options(conf, placement_group,
@@ -45,6 +85,7 @@ def list_opts():
     cfg.set_defaults(adapter_opts, service_type=SERVICE_TYPE,
                      valid_interfaces=['internal', 'public'])
     return {placement_group: (
+        candidate_opts +
         ks_loading.get_session_conf_options() +
         ks_loading.get_auth_common_conf_options() +
         ks_loading.get_auth_plugin_conf_options('password') +

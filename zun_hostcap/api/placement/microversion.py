@@ -27,24 +27,39 @@ VERSION_HISTORY = """
 * 1.7 - PUT /resource_classes/{name} creates, without a body.
 * 1.8 - project_id and user_id required in PUT /allocations/{consumer}.
 * 1.9 - GET /usages.
-* 1.10 - /allocation_candidates (not served here yet).
+* 1.10 - GET /allocation_candidates.
 * 1.11 - Providers link to their allocations.
 * 1.12 - Allocations as a dict keyed by provider in PUT and GET.
 * 1.13 - POST /allocations.
 * 1.14 - Nested providers: parent and root uuid, in_tree.
 * 1.15 - Last-Modified and Cache-Control on GET responses.
+* 1.16 - limit on GET /allocation_candidates.
+* 1.17 - required traits on GET /allocation_candidates; traits in its
+  provider summaries.
 * 1.18 - required traits on GET /resource_providers.
 * 1.19 - Provider aggregates with generation.
 * 1.20 - POST /resource_providers answers 200 with the provider.
+* 1.21 - member_of on GET /allocation_candidates.
 * 1.22 - Forbidden traits (!TRAIT) in required.
 * 1.23 - Error codes in error documents.
 * 1.24 - Several member_of parameters.
+* 1.25 - Granular request groups (resourcesN, requiredN, member_ofN) and
+  group_policy on GET /allocation_candidates.
 * 1.26 - Inventory with reserved equal to total.
+* 1.27 - Every class of a provider in the candidates' provider summaries.
 * 1.28 - Consumer generations.
+* 1.29 - Nested providers in allocation candidates; parent and root
+  uuids in provider summaries.
+* 1.31 - in_tree and in_treeN on GET /allocation_candidates.
 * 1.32 - Negative member_of (!).
+* 1.33 - Request group suffixes may be words.
+* 1.34 - mappings of request groups to providers in allocation requests.
+* 1.35 - root_required on GET /allocation_candidates.
+* 1.36 - same_subtree and resourceless request groups.
 * 1.37 - Providers may be re-parented and un-parented.
 * 1.38 - consumer_type in allocations and usages.
-* 1.39 - in: in required on GET /resource_providers.
+* 1.39 - in: in required, and required repeated, on GET /resource_providers
+  and /allocation_candidates.
 """
 
 MIN_VERSION = microversion_parse.Version(1, 0)
@@ -62,11 +77,13 @@ TRAITS = (1, 6)
 RESOURCE_CLASS_PUT_CREATES = (1, 7)
 ALLOCATION_PROJECT_USER_REQUIRED = (1, 8)
 USAGES = (1, 9)
+ALLOCATION_CANDIDATES = (1, 10)
 PROVIDER_ALLOCATIONS_LINK = (1, 11)
 ALLOCATIONS_DICT = (1, 12)
 POST_ALLOCATIONS = (1, 13)
 NESTED_PROVIDERS = (1, 14)
 LAST_MODIFIED = (1, 15)
+CANDIDATE_TRAITS = (1, 17)
 REQUIRED_TRAITS = (1, 18)
 AGGREGATE_GENERATION = (1, 19)
 PROVIDER_CREATE_RETURNS_BODY = (1, 20)
@@ -74,8 +91,12 @@ FORBIDDEN_TRAITS = (1, 22)
 ERROR_CODES = (1, 23)
 MULTIPLE_MEMBER_OF = (1, 24)
 RESERVED_EQUALS_TOTAL = (1, 26)
+CANDIDATE_ALL_CLASSES = (1, 27)
 CONSUMER_GENERATION = (1, 28)
+NESTED_CANDIDATES = (1, 29)
 FORBIDDEN_AGGREGATES = (1, 32)
+MAPPINGS = (1, 34)
+SAME_SUBTREE = (1, 36)
 REPARENT = (1, 37)
 CONSUMER_TYPE = (1, 38)
 ANY_TRAITS = (1, 39)

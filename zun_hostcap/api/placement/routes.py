@@ -16,6 +16,7 @@ import re
 import webob
 
 from zun_hostcap.api.controllers.placement import aggregates
+from zun_hostcap.api.controllers.placement import allocation_candidates
 from zun_hostcap.api.controllers.placement import allocations
 from zun_hostcap.api.controllers.placement import inventories
 from zun_hostcap.api.controllers.placement import resource_classes
@@ -62,6 +63,9 @@ ROUTES = (
      allocations.ConsumerAllocationsController,
      ('GET', 'PUT', 'DELETE')),
     ('/usages', usages.UsagesController,
+     ('GET',)),
+    ('/allocation_candidates',
+     allocation_candidates.AllocationCandidatesController,
      ('GET',)),
 )
 

@@ -6,6 +6,9 @@
 - ``read_json(req, schema)``: the body, valid for ``schema`` (400/415).
 - ``query(req, schema)``: the query string, one value per key, valid
   for ``schema``; repeated keys are refused unless listed as repeatable.
+- ``last_values(req)`` and ``check_query(params, schema)``: the query
+  string read as Placement reads it where keys may repeat (the last
+  value counts), and checked.
 - ``json_response(req, data, ...)``: the 200/201 document, with
   Last-Modified and Cache-Control from 1.15.
 - ``no_content(req)``: a 204.
@@ -154,6 +157,26 @@ def read_json(req, schema=None):
         if problem is not None:
             raise errors.error(400, 'JSON does not validate: %s' % problem)
     return data
+
+
+def last_values(req):
+    """{key: the last value given}, as Placement reads its query."""
+    try:
+        return dict(req.GET.items())
+    except UnicodeDecodeError:
+        raise errors.error(400, 'Invalid query string parameters: the '
+                                'query string is not valid UTF-8.')
+
+
+def check_query(params, query_schema):
+    """400 unless ``params`` fit; uuids need their dashes, as Placement's.
+
+    The detail is Placement's: jsonschema's account of the failure.
+    """
+    problem = schema_problem(query_schema, params)
+    if problem is not None:
+        raise errors.error(400, 'Invalid query string parameters: %s'
+                                % problem)
 
 
 def query(req, schema=None, repeatable=()):

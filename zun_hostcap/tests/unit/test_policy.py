@@ -60,6 +60,7 @@ PLACEMENT_API_RULES = (
     'placement:allocations:update',
     'placement:allocations:delete',
     'placement:resource_providers:allocations:list',
+    'placement:allocation_candidates:list',
 )
 
 

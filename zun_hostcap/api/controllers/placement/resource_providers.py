@@ -9,15 +9,12 @@ import uuid as uuidlib
 from oslo_utils import uuidutils
 
 from zun_hostcap.api.placement import errors
+from zun_hostcap.api.placement import filters as query
 from zun_hostcap.api.placement import microversion
 from zun_hostcap.api.placement import util
 from zun_hostcap.api.schemas.placement import resource_providers as schema
 from zun_hostcap.common import exception
 from zun_hostcap import objects
-
-_RESOURCES_FORM = ('Badly formed resources parameter. Expected resources '
-                   'query string parameter in form: '
-                   '?resources=VCPU:2,MEMORY_MB:1024. Got: %s.')
 
 
 def last_modified(provider):
@@ -68,147 +65,6 @@ def serializer(req):
 def serialize(req, provider):
     """A provider's document at the request's version."""
     return serializer(req)(provider)
-
-
-def _last_values(req):
-    """{key: the last value given}, as Placement reads its query."""
-    try:
-        return dict(req.GET.items())
-    except UnicodeDecodeError:
-        raise errors.error(400, 'Invalid query string parameters: the '
-                                'query string is not valid UTF-8.')
-
-
-def _check_query(params, query_schema):
-    """400 unless ``params`` fit; uuids need their dashes, as Placement's."""
-    problem = util.schema_problem(query_schema, params)
-    if problem is not None:
-        raise errors.error(400, 'Invalid query string parameters: %s'
-                                % problem)
-
-
-def parse_resources(value):
-    """'VCPU:2,DISK_GB:10' as {'VCPU': 2, 'DISK_GB': 10}."""
-    if value.strip() == '':
-        raise errors.error(400, _RESOURCES_FORM % 'empty string')
-    result = {}
-    for item in value.split(','):
-        try:
-            name, amount = item.split(':')
-        except ValueError:
-            raise errors.error(400, _RESOURCES_FORM % item)
-        try:
-            amount = int(amount)
-        except ValueError:
-            raise errors.error(
-                400, 'Requested resource %s expected positive integer '
-                     'amount. Got: %s.' % (name, amount))
-        if amount < 1:
-            raise errors.error(
-                400, 'Requested resource %s requires amount >= 1. Got: '
-                     '%d.' % (name, amount))
-        result[name] = amount
-    return result
-
-
-def _parse_member_of(value):
-    """One member_of value: (any-of set, forbidden set)."""
-    if ',' in value and not value.startswith(('in:', '!in:')):
-        raise errors.error(
-            400, "Multiple values for 'member_of' must be prefixed with "
-                 "the 'in:' or '!in:' keyword using the valid "
-                 "microversion. Got: %s" % value)
-    required = forbidden = set()
-    if value.startswith('!in:'):
-        forbidden = set(value[4:].split(','))
-    elif value.startswith('!'):
-        forbidden = {value[1:]}
-    elif value.startswith('in:'):
-        required = set(value[3:].split(','))
-    else:
-        required = {value}
-    for agg in sorted(required | forbidden):
-        if not uuidutils.is_uuid_like(agg):
-            raise errors.error(
-                400, "Invalid query string parameters: Expected "
-                     "'member_of' parameter to contain valid UUID(s). "
-                     "Got: %s" % agg)
-    return required, forbidden
-
-
-def parse_member_of(req, values):
-    """All member_of values: ([any-of set, ...], forbidden set)."""
-    if len(values) > 1 and not util.at_least(
-            req, microversion.MULTIPLE_MEMBER_OF):
-        raise errors.error(400, 'Multiple member_of parameters are not '
-                                'supported')
-    required, forbidden = [], set()
-    for value in values:
-        any_of, none_of = _parse_member_of(value)
-        if any_of:
-            required.append(any_of)
-        if none_of:
-            if not util.at_least(req, microversion.FORBIDDEN_AGGREGATES):
-                raise errors.error(
-                    400, 'Forbidden member_of parameters are not '
-                         'supported in the specified microversion')
-            forbidden |= none_of
-    return required, forbidden
-
-
-def _parse_required(req, value):
-    """One required value: ([any-of set, ...], forbidden set)."""
-    allow_forbidden = util.at_least(req, microversion.FORBIDDEN_TRAITS)
-    if value.startswith('in:'):
-        if not util.at_least(req, microversion.ANY_TRAITS):
-            raise errors.error(
-                400, "Invalid query string parameters: The format "
-                     "'in:HW_CPU_X86_VMX,CUSTOM_MAGIC' only supported "
-                     "since microversion 1.39. Got: %s" % value)
-        any_of = {name.strip() for name in value[3:].split(',')}
-        if not all(any_of):
-            raise errors.error(
-                400, "Invalid query string parameters: Expected "
-                     "'required' parameter value of the form: "
-                     "in:HW_CPU_X86_VMX,CUSTOM_MAGIC. Got an empty trait "
-                     "in: %s" % value)
-        if any(name.startswith('!') for name in any_of):
-            raise errors.error(
-                400, "Invalid query string parameters: The format "
-                     "'in:HW_CPU_X86_VMX,CUSTOM_MAGIC' does not support "
-                     "forbidden traits. Got: %s" % value)
-        return [any_of], set()
-    names = [name.strip() for name in value.split(',')]
-    forbidden = {name.lstrip('!') for name in names if name.startswith('!')}
-    if not all(names) or not all(forbidden):
-        form = ('HW_CPU_X86_VMX,!CUSTOM_MAGIC' if allow_forbidden
-                else 'HW_CPU_X86_VMX,CUSTOM_MAGIC')
-        raise errors.error(
-            400, "Invalid query string parameters: Expected 'required' "
-                 "parameter value of the form: %s. Got an empty trait in: "
-                 "%s" % (form, value))
-    if forbidden and not allow_forbidden:
-        raise errors.error(
-            400, "Invalid query string parameters: Expected 'required' "
-                 "parameter value of the form: HW_CPU_X86_VMX,"
-                 "CUSTOM_MAGIC. Got: %s" % value)
-    return [{name} for name in names if not name.startswith('!')], forbidden
-
-
-def parse_required(req, values):
-    """All required values: ([any-of set, ...], forbidden set).
-
-    Before 1.39 only the last of repeated values counts, as in
-    Placement; from 1.39 they are ANDed.
-    """
-    if not util.at_least(req, microversion.ANY_TRAITS):
-        values = values[-1:]
-    required, forbidden = [], set()
-    for value in values:
-        any_of, none_of = _parse_required(req, value)
-        required += any_of
-        forbidden |= none_of
-    return required, forbidden
 
 
 def _read_body(req, post):
@@ -278,21 +134,21 @@ class ResourceProvidersController(object):
     def get(self, req):
         """GET /resource_providers, with the filters of the version."""
         util.authorize(req, 'placement:resource_providers:list')
-        params = _last_values(req)
-        _check_query(params, schema.get_resource_providers(
+        params = util.last_values(req)
+        util.check_query(params, schema.get_resource_providers(
             util.version(req)))
         filters = {}
         if 'member_of' in params:
             filters['member_of'], filters['forbidden_aggs'] = (
-                parse_member_of(req, req.GET.getall('member_of')))
+                query.parse_member_of(req, req.GET.getall('member_of')))
         if 'required' in params:
             filters['required_traits'], filters['forbidden_traits'] = (
-                parse_required(req, req.GET.getall('required')))
+                query.parse_required(req, req.GET.getall('required')))
         for key in ('uuid', 'name', 'in_tree'):
             if key in params:
                 filters[key] = params[key]
         if 'resources' in params:
-            filters['resources'] = parse_resources(params['resources'])
+            filters['resources'] = query.parse_resources(params['resources'])
         try:
             documents, newest = (
                 objects.ResourceProviderList.get_listing_document(

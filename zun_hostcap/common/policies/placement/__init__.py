@@ -2,14 +2,14 @@
 
 An operator's Placement policy file works unchanged against /placement:
 the rule names, check strings, scope types and deprecated (pre-Wallaby,
-admin-only) defaults are Placement's. /allocation_candidates and
-/reshaper are not served, so their rules are not registered.
+admin-only) defaults are Placement's.
 """
 
 import itertools
 
 from zun_hostcap.common.policies.placement import aggregate
 from zun_hostcap.common.policies.placement import allocation
+from zun_hostcap.common.policies.placement import allocation_candidate
 from zun_hostcap.common.policies.placement import base
 from zun_hostcap.common.policies.placement import inventory
 from zun_hostcap.common.policies.placement import resource_class
@@ -28,4 +28,5 @@ def list_rules():
         usage.list_rules(),
         trait.list_rules(),
         allocation.list_rules(),
+        allocation_candidate.list_rules(),
     ))

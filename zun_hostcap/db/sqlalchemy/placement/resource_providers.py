@@ -312,8 +312,13 @@ def _with_traits(rp_col, trait_ids):
 @functools.lru_cache(maxsize=256)
 def _has_capacity(rp_col, rc_id, amount):
     """The provider's inventory of ``rc_id`` can take ``amount`` more."""
+    # Correlated with the inventory row of the EXISTS around it: named
+    # through ``rp_col``, the provider's table would be correlated two
+    # levels up, which SQLAlchemy does not do; it would join it instead,
+    # and sum every provider's usage of the class.
     used = (sa.select(sa.func.coalesce(sa.func.sum(ALLOC.c.used), 0))
-            .where(ALLOC.c.resource_provider_id == rp_col,
+            .where(ALLOC.c.resource_provider_id ==
+                   INV.c.resource_provider_id,
                    ALLOC.c.resource_class_id == rc_id)
             .scalar_subquery())
     return sa.exists().where(

@@ -2,14 +2,16 @@
 
 The unit tests of the model run on SQLite; these run the parts that
 depend on the engine (standard ids stored as they are, writers racing for
-one provider, what the notifications read of the state before a write)
-on the servers of every deployment, failing in CI when one is missing.
+one provider, what the notifications read of the state before a write,
+the allocation candidates' statements) on the servers of every
+deployment, failing in CI when one is missing.
 """
 
 from zun_hostcap.tests import base
 from zun_hostcap.tests import fixtures
 from zun_hostcap.tests.functional import base as functional_base
 from zun_hostcap.tests.unit.api import test_metrics
+from zun_hostcap.tests.unit.placement import test_allocation_candidates
 from zun_hostcap.tests.unit.placement import test_allocations
 from zun_hostcap.tests.unit.placement import test_notifications
 from zun_hostcap.tests.unit.placement import test_resource_classes
@@ -42,7 +44,7 @@ class PostgreSQLTestCase(LookupTests, ListingTests, base.TestCase):
 def use_mariadb(test):
     """Run ``test``'s model on a throw-away MariaDB database.
 
-    :returns: its ``fixtures.Database``.
+    :returns: the tests.fixtures.Database fixture.
     """
     functional_base.require_port(test, 'MariaDB', 3306)
     db = test.useFixture(functional_base.MySQLDatabase())
@@ -52,7 +54,7 @@ def use_mariadb(test):
 def use_postgresql(test):
     """Run ``test``'s model on a throw-away PostgreSQL database.
 
-    :returns: its ``fixtures.Database``.
+    :returns: the tests.fixtures.Database fixture.
     """
     functional_base.require_port(test, 'PostgreSQL', 5432)
     from zun_hostcap.tests.functional import test_operations
@@ -89,6 +91,22 @@ class PostgreSQLNotificationsTestCase(
     def setUp(self):
         super().setUp()
         use_postgresql(self)
+
+
+class MariaDBCandidatesTestCase(test_allocation_candidates.CandidateTests,
+                                base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.database = use_mariadb(self)
+
+
+class PostgreSQLCandidatesTestCase(
+        test_allocation_candidates.CandidateTests, base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.database = use_postgresql(self)
 
 
 class MariaDBMetricsTestCase(test_metrics.TestPlacementFamilies):

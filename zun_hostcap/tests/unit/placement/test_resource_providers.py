@@ -366,6 +366,14 @@ class FilterTestCase(ProviderTestCase):
         self.assertEqual(['a'], self.names(resources={'VCPU': 8}))
         self.assertEqual([], self.names(resources={'VCPU': 9}))
 
+    def test_resources_usage_is_the_providers_own(self):
+        # Another provider's usage of the class does not count.
+        self.inventory(self.a, 'VCPU', 4)
+        self.inventory(self.c, 'VCPU', 4)
+        self.allocate(self.c, 'VCPU', 3)
+        self.assertEqual(['a', 'c'], self.names(resources={'VCPU': 1}))
+        self.assertEqual(['a'], self.names(resources={'VCPU': 2}))
+
     def test_resources_units(self):
         self.inventory(self.c, 'DISK_GB', 100, min_unit=10, max_unit=50,
                        step_size=5)

@@ -1,0 +1,513 @@
+"""The allocation candidate scenarios of ``bench_placement.py --candidates``.
+
+Each scenario is a provider forest, loaded identically into both
+services through their APIs, and the GET /allocation_candidates queries
+timed on it (issue 23's targets, ratio ours/theirs of requests per
+second):
+
+a. perfload, flat: 1,000 providers (VCPU 32 with max_unit 16, MEMORY_MB
+   8192, DISK_GB 8192, 1-3 of 5 aggregates, 1-3 of 5 traits), with and
+   without limit=1000. Target 5x.
+b. perfload, nested: 1,000 trees of 7 providers (a compute with DISK_GB
+   and COMPUTE_VOLUME_MULTI_ATTACH; two NUMA nodes with VCPU, MEMORY_MB
+   and CUSTOM_FOO; under each an FPGA and a VGPU provider), the granular
+   and same_subtree query of Placement's nested perfload job. Target 5x.
+c. wide trees: 2 computes x 8 PFs x 8 VFs (CUSTOM_VF, one unit each),
+   6 and 8 one-unit groups, group_policy=isolate, limit=1000; Placement
+   with its defaults and with its recommended settings
+   (max_allocation_candidates 100000, breadth-first,
+   optimize_for_wide_provider_trees). Target: ours at most 100 ms, with
+   no option set; the servers' peak RSS is shown.
+d. 10,000 empty computes, limit=1000, randomize_allocation_candidates on
+   both. Target 5x.
+e. DISK_GB from shared pools: 1,000 computes (VCPU, MEMORY_MB) in 10
+   aggregates, each with a sharing provider of DISK_GB. Target 5x.
+f. the scheduler loop: 8 client threads each GET candidates (limit=5)
+   then PUT the first that fits as a new consumer's allocations (the
+   next on a conflict), on 200 computes of 4 VCPU, until the cloud is
+   full. Successful placements per second; target 5x; no provider may
+   end over its capacity.
+
+The data is made from a fixed random seed: the same on both sides.
+"""
+
+import random
+import statistics
+import threading
+import time
+import urllib.parse
+import uuid
+
+SEED = 20261126
+LOAD_THREADS = 8
+PROJECT_ID = '6f1a7b3c2d4e4f5a8b9c0d1e2f3a4b5c'
+USER_ID = '0a1b2c3d4e5f40718293a4b5c6d7e8f9'
+
+# Placement's recommended settings for wide provider trees.
+PLACEMENT_RECOMMENDED = {
+    'placement': {'max_allocation_candidates': '100000',
+                  'allocation_candidates_generation_strategy':
+                      'breadth-first'},
+    'workarounds': {'optimize_for_wide_provider_trees': 'true'},
+}
+RANDOMIZE = {'placement': {'randomize_allocation_candidates': 'true'}}
+
+
+def _uuid(rng):
+    return str(uuid.UUID(int=rng.getrandbits(128), version=4))
+
+
+class Provider(object):
+    def __init__(self, rng, name, parent=None, inventory=None, traits=(),
+                 aggregates=()):
+        self.uuid = _uuid(rng)
+        self.name = name
+        self.parent = parent
+        self.inventory = inventory or {}
+        self.traits = list(traits)
+        self.aggregates = list(aggregates)
+
+
+class Query(object):
+    """One timed GET.
+
+    :param iterations: timed requests after the first (which checks the
+        answer and warms up); fewer when the first took long.
+    """
+
+    def __init__(self, label, params, iterations=20, target=5.0,
+                 max_ms=None):
+        self.label = label
+        self.path = '/allocation_candidates?' + urllib.parse.urlencode(
+            params, safe=':,!')
+        self.iterations = iterations
+        self.target = target
+        self.max_ms = max_ms
+
+
+class Scenario(object):
+    """A forest and its queries; ``variants`` of Placement's config."""
+
+    key = None
+    title = None
+    custom_classes = ()
+    custom_traits = ()
+    ours_config = {}
+    # (label, extra configuration of Placement)
+    variants = (('', {}),)
+    # A server (and a load) for each query: for queries that may time out.
+    server_per_query = False
+
+    def __init__(self):
+        self.rng = random.Random(SEED)
+        self.providers = self.forest()
+
+    def forest(self):
+        raise NotImplementedError
+
+    def queries(self):
+        raise NotImplementedError
+
+
+class FlatPerfload(Scenario):
+    key = 'a'
+    title = 'perfload, flat: 1,000 providers'
+    TRAITS = ('HW_CPU_X86_AVX', 'HW_CPU_X86_AVX2', 'HW_CPU_X86_SSE',
+              'HW_CPU_X86_SSE2', 'STORAGE_DISK_SSD')
+
+    def forest(self):
+        rng = self.rng
+        self.aggregates = [_uuid(rng) for _ in range(5)]
+        return [Provider(
+            rng, 'flat-%04d' % i,
+            inventory={'VCPU': {'total': 32, 'max_unit': 16},
+                       'MEMORY_MB': {'total': 8192},
+                       'DISK_GB': {'total': 8192}},
+            traits=rng.sample(self.TRAITS, rng.randint(1, 3)),
+            aggregates=rng.sample(self.aggregates, rng.randint(1, 3)))
+            for i in range(1000)]
+
+    def queries(self):
+        params = {'resources': 'VCPU:1,DISK_GB:10,MEMORY_MB:256',
+                  'member_of': self.aggregates[0],
+                  'required': 'HW_CPU_X86_AVX2'}
+        return [Query('(a) flat, member_of + required', params),
+                Query('(a) flat, same, limit=1000',
+                      dict(params, limit=1000))]
+
+
+class NestedPerfload(Scenario):
+    key = 'b'
+    title = 'perfload, nested: 1,000 trees of 7 providers'
+    custom_traits = ('CUSTOM_FOO',)
+
+    def forest(self):
+        rng = self.rng
+        providers = []
+        for i in range(1000):
+            compute = Provider(rng, 'cn-%04d' % i,
+                               inventory={'DISK_GB': {'total': 20480}},
+                               traits=['COMPUTE_VOLUME_MULTI_ATTACH'])
+            providers.append(compute)
+            for n in (0, 1):
+                numa = Provider(
+                    rng, 'cn-%04d-numa%d' % (i, n), parent=compute.uuid,
+                    inventory={'VCPU': {'total': 16},
+                               'MEMORY_MB': {'total': 65536}},
+                    traits=['HW_NUMA_ROOT', 'CUSTOM_FOO'])
+                providers.append(numa)
+                providers.append(Provider(
+                    rng, 'cn-%04d-numa%d-fpga' % (i, n), parent=numa.uuid,
+                    inventory={'FPGA': {'total': 2}}))
+                providers.append(Provider(
+                    rng, 'cn-%04d-numa%d-vgpu' % (i, n), parent=numa.uuid,
+                    inventory={'VGPU': {'total': 8}}))
+        return providers
+
+    def queries(self):
+        return [Query('(b) nested, granular + same_subtree', {
+            'resources': 'DISK_GB:10',
+            'required': 'COMPUTE_VOLUME_MULTI_ATTACH',
+            'resources_COMPUTE': 'VCPU:1,MEMORY_MB:256',
+            'required_COMPUTE': 'CUSTOM_FOO',
+            'resources_FPGA': 'FPGA:1',
+            'group_policy': 'none',
+            'same_subtree': '_COMPUTE,_FPGA'}, iterations=10)]
+
+
+class WideTrees(Scenario):
+    key = 'c'
+    title = 'wide trees: 2 computes x 8 PFs x 8 VFs'
+    custom_classes = ('CUSTOM_VF',)
+    variants = (('defaults', {}),
+                ('recommended settings', PLACEMENT_RECOMMENDED))
+    server_per_query = True
+
+    def forest(self):
+        rng = self.rng
+        providers = []
+        for i in range(2):
+            compute = Provider(rng, 'wide-cn%d' % i, inventory={
+                'VCPU': {'total': 32}, 'MEMORY_MB': {'total': 65536}})
+            providers.append(compute)
+            providers.extend(Provider(
+                rng, 'wide-cn%d-pf%d' % (i, p), parent=compute.uuid,
+                inventory={'CUSTOM_VF': {'total': 8}}) for p in range(8))
+        return providers
+
+    def queries(self):
+        queries = []
+        for groups in (6, 8):
+            params = {'resources_VF%d' % g: 'CUSTOM_VF:1'
+                      for g in range(1, groups + 1)}
+            params.update(group_policy='isolate', limit=1000)
+            queries.append(Query(
+                '(c) wide, %d one-unit groups, isolate, limit=1000' % groups,
+                params, iterations=20, target=None, max_ms=100.0))
+        return queries
+
+
+class ManyEmpty(Scenario):
+    key = 'd'
+    title = '10,000 empty computes, randomized'
+    ours_config = RANDOMIZE
+    variants = (('randomize', RANDOMIZE),)
+
+    def forest(self):
+        return [Provider(self.rng, 'empty-%05d' % i, inventory={
+            'VCPU': {'total': 32}, 'MEMORY_MB': {'total': 65536},
+            'DISK_GB': {'total': 2048}}) for i in range(10000)]
+
+    def queries(self):
+        return [Query('(d) 10,000 computes, limit=1000, randomized', {
+            'resources': 'VCPU:1,MEMORY_MB:512,DISK_GB:10',
+            'limit': 1000}, iterations=10)]
+
+
+class SharedPools(Scenario):
+    key = 'e'
+    title = 'DISK_GB from 10 shared pools, 1,000 computes'
+
+    def forest(self):
+        rng = self.rng
+        providers = []
+        pools = [_uuid(rng) for _ in range(10)]
+        for p, agg in enumerate(pools):
+            providers.append(Provider(
+                rng, 'pool-%d' % p, inventory={'DISK_GB': {'total': 100000}},
+                traits=['MISC_SHARES_VIA_AGGREGATE'], aggregates=[agg]))
+        for i in range(1000):
+            providers.append(Provider(
+                rng, 'shared-cn-%04d' % i, aggregates=[pools[i % 10]],
+                inventory={'VCPU': {'total': 32},
+                           'MEMORY_MB': {'total': 65536}}))
+        return providers
+
+    def queries(self):
+        return [Query('(e) DISK_GB from shared pools', {
+            'resources': 'VCPU:1,MEMORY_MB:512,DISK_GB:10'}, iterations=10)]
+
+
+class SchedulerLoop(Scenario):
+    key = 'f'
+    title = 'the scheduler loop, 8 threads, 200 computes of 4 VCPU'
+    THREADS = 8
+    CAPACITY = 4
+
+    def forest(self):
+        return [Provider(self.rng, 'loop-%03d' % i, inventory={
+            'VCPU': {'total': self.CAPACITY},
+            'MEMORY_MB': {'total': 16384}}) for i in range(200)]
+
+    def queries(self):
+        return []
+
+    @property
+    def placements(self):
+        return len(self.providers) * self.CAPACITY
+
+
+SCENARIOS = [FlatPerfload, NestedPerfload, WideTrees, ManyEmpty,
+             SharedPools, SchedulerLoop]
+
+
+# Loading
+
+def _retrying(call, attempts=20):
+    """``call()``, again while the server says its SQLite file is busy.
+
+    Placement answers concurrent writers on SQLite with a 500 "database
+    is locked"; loading goes on once the other writer is done.
+    """
+    for attempt in range(attempts):
+        try:
+            return call()
+        except Exception as exc:   # noqa: B902  the bench's StepError
+            if 'database is locked' not in str(exc) or \
+                    attempt == attempts - 1:
+                raise
+            time.sleep(0.01 * (attempt + 1))
+
+
+def _parallel(make_client, work, threads=None):
+    """Run the callables ``work`` (each given a client) on threads."""
+    threads = threads or LOAD_THREADS
+    items = list(work)
+    errors = []
+    lock = threading.Lock()
+
+    def worker():
+        client = make_client()
+        try:
+            while True:
+                with lock:
+                    if not items or errors:
+                        return
+                    item = items.pop()
+                try:
+                    item(client)
+                except Exception as exc:   # noqa: B902  reported below
+                    with lock:
+                        errors.append(exc)
+        finally:
+            client.close()
+    pool = [threading.Thread(target=worker) for _ in range(threads)]
+    for thread in pool:
+        thread.start()
+    for thread in pool:
+        thread.join()
+    if errors:
+        raise errors[0]
+
+
+def load(scenario, make_client):
+    """Make the scenario's classes, traits and providers through the API."""
+    client = make_client()
+    try:
+        for name in scenario.custom_classes:
+            client.call('PUT', '/resource_classes/%s' % name,
+                        expect=(201, 204))
+        for name in scenario.custom_traits:
+            client.call('PUT', '/traits/%s' % name, expect=(201, 204))
+    finally:
+        client.close()
+
+    def make(provider):
+        def op(client):
+            body = {'name': provider.name, 'uuid': provider.uuid}
+            if provider.parent:
+                body['parent_provider_uuid'] = provider.parent
+            _retrying(lambda: client.call('POST', '/resource_providers',
+                                          body))
+            base = '/resource_providers/%s' % provider.uuid
+            writes = []
+            if provider.inventory:
+                writes.append(('/inventories', 'inventories',
+                               provider.inventory))
+            if provider.traits:
+                writes.append(('/traits', 'traits', provider.traits))
+            if provider.aggregates:
+                writes.append(('/aggregates', 'aggregates',
+                               provider.aggregates))
+            for generation, (path, key, value) in enumerate(writes):
+                _retrying(lambda: client.call('PUT', base + path, {
+                    'resource_provider_generation': generation,
+                    key: value}))
+        return op
+    # Parents before children: a depth at a time.
+    depth = {}
+    for provider in scenario.providers:
+        depth[provider.uuid] = (depth[provider.parent] + 1
+                                if provider.parent else 0)
+    for level in sorted(set(depth.values())):
+        _parallel(make_client, [make(p) for p in scenario.providers
+                                if depth[p.uuid] == level])
+
+
+# Measuring
+
+class Figures(object):
+    """The figures of one query (or the loop) on one server."""
+
+    def __init__(self, error=None):
+        self.error = error
+        self.latencies = []
+        self.seconds = 0.0
+        self.ops = 0
+        self.candidates = None
+        self.rss_mb = None
+        self.timed_out = False
+        self.conflicts = 0
+        self.over = None
+
+    @property
+    def rate(self):
+        if self.error or not self.ops or not self.seconds:
+            return None
+        return self.ops / self.seconds
+
+    @property
+    def p50(self):
+        if self.error or not self.latencies:
+            return None
+        return statistics.median(self.latencies) * 1000.0
+
+
+def peak_rss_mb(pid):
+    """The peak resident set size of process ``pid`` (VmHWM), in MiB."""
+    try:
+        with open('/proc/%d/status' % pid) as f:
+            for line in f:
+                if line.startswith('VmHWM:'):
+                    return int(line.split()[1]) / 1024.0
+    except OSError:
+        return None
+    return None
+
+
+def time_query(make_client, query, timeout):
+    """Figures of ``query``: a first request, then the timed ones."""
+    figures = Figures()
+    client = make_client(timeout)
+    try:
+        began = time.perf_counter()
+        try:
+            doc = client.call('GET', query.path)
+        except (TimeoutError, OSError) as exc:
+            figures.error = 'no answer in %d s (%s)' % (
+                timeout, type(exc).__name__)
+            figures.timed_out = True
+            figures.seconds = timeout
+            return figures
+        first = time.perf_counter() - began
+        figures.candidates = len(doc['allocation_requests'])
+        iterations = query.iterations
+        if first > 5.0:
+            # One measure is all a slow answer gets.
+            iterations = 0
+            figures.latencies = [first]
+            figures.seconds, figures.ops = first, 1
+        start = time.perf_counter()
+        for _ in range(iterations):
+            began = time.perf_counter()
+            body = client.call('GET', query.path, parse=False)
+            figures.latencies.append(time.perf_counter() - began)
+            if not body.startswith(b'{'):
+                raise RuntimeError('not a JSON document')
+        if iterations:
+            figures.seconds = time.perf_counter() - start
+            figures.ops = iterations
+    except Exception as exc:   # noqa: B902  a failing query is reported
+        figures.error = '%s: %s' % (type(exc).__name__, str(exc)[:300])
+    finally:
+        client.close()
+    return figures
+
+
+def scheduler_loop(make_client, scenario, step_error):
+    """The scheduler loop; Figures with the placements per second."""
+    figures = Figures()
+    path = '/allocation_candidates?' + urllib.parse.urlencode(
+        {'resources': 'VCPU:1,MEMORY_MB:512', 'limit': 5}, safe=':,')
+    lock = threading.Lock()
+    done = {'placed': 0, 'conflicts': 0, 'full': False, 'latencies': []}
+    target = scenario.placements
+
+    def worker():
+        client = make_client()
+        try:
+            while True:
+                with lock:
+                    if done['full'] or done['placed'] >= target:
+                        return
+                began = time.perf_counter()
+                doc = client.call('GET', path)
+                requests = doc['allocation_requests']
+                if not requests:
+                    with lock:
+                        done['full'] = True
+                    return
+                consumer = str(uuid.uuid4())
+                for request in requests:
+                    try:
+                        client.call('PUT', '/allocations/%s' % consumer, {
+                            'allocations': request['allocations'],
+                            'project_id': PROJECT_ID, 'user_id': USER_ID,
+                            'consumer_generation': None,
+                            'consumer_type': 'INSTANCE'}, expect=(204,))
+                    except step_error:
+                        with lock:
+                            done['conflicts'] += 1
+                        continue
+                    with lock:
+                        done['placed'] += 1
+                        done['latencies'].append(
+                            time.perf_counter() - began)
+                    break
+        finally:
+            client.close()
+    threads = [threading.Thread(target=worker)
+               for _ in range(scenario.THREADS)]
+    start = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    figures.seconds = time.perf_counter() - start
+    figures.ops = done['placed']
+    figures.latencies = done['latencies']
+    figures.conflicts = done['conflicts']
+    figures.candidates = done['placed']
+    # No provider may hold more than its capacity.
+    client = make_client()
+    try:
+        over = 0
+        for provider in scenario.providers:
+            usages = client.call(
+                'GET', '/resource_providers/%s/usages' % provider.uuid)
+            if usages['usages'].get('VCPU', 0) > scenario.CAPACITY:
+                over += 1
+        figures.over = over
+    finally:
+        client.close()
+    return figures

@@ -1,0 +1,337 @@
+"""/allocation_candidates (from 1.10): where a request could be placed.
+
+The query names request groups: the unsuffixed one (``resources``,
+``required``, ``member_of``, ``in_tree``) and, from 1.25, granular ones
+(``resources1``, ``required1``, ...; word suffixes from 1.33), each
+served by a single provider; request-wide ``limit``, ``group_policy``,
+``root_required`` (1.35) and ``same_subtree`` (1.36). The answer lists
+allocation requests, each the body of a PUT /allocations/{consumer} at
+the same version, and a summary of every provider they involve.
+
+Parsing follows Placement's order and messages; the search is
+``objects.allocation_candidate`` (see db/sqlalchemy/placement/
+candidates.py and candidate_search.py).
+"""
+
+import json
+import re
+
+from zun_hostcap.api.placement import errors
+from zun_hostcap.api.placement import filters as query
+from zun_hostcap.api.placement import microversion
+from zun_hostcap.api.placement import util
+from zun_hostcap.api.schemas.placement import allocation_candidates as schema
+from zun_hostcap.common import exception
+from zun_hostcap.objects import allocation_candidate
+
+_KEY_PATTERNS = {}
+
+
+def _key_pattern(version):
+    """The pattern of a group key (``resources``, ``required_COMPUTE``)."""
+    suffix = schema.suffix_pattern(version)
+    pattern = _KEY_PATTERNS.get(suffix)
+    if pattern is None:
+        pattern = _KEY_PATTERNS[suffix] = re.compile(
+            '^(%s)(%s)?$' % ('|'.join(schema.GROUP_KEYS), suffix))
+    return pattern
+
+
+class _Group(object):
+    """A request group while it is read."""
+
+    def __init__(self, suffix):
+        self.suffix = suffix
+        self.resources = {}
+        self.required = []
+        self.forbidden = set()
+        self.member_of = []
+        self.forbidden_aggs = set()
+        self.in_tree = None
+
+    def build(self):
+        return allocation_candidate.RequestGroup(
+            suffix=self.suffix,
+            resources=tuple(self.resources.items()),
+            required_traits=tuple(frozenset(any_of)
+                                  for any_of in self.required),
+            forbidden_traits=frozenset(self.forbidden),
+            member_of=tuple(frozenset(aggs) for aggs in self.member_of),
+            forbidden_aggs=frozenset(self.forbidden_aggs),
+            in_tree=self.in_tree)
+
+
+def _read_groups(req):
+    """{suffix: _Group}, in the order the query names them."""
+    pattern = _key_pattern(util.version(req))
+    groups = {}
+    for key, value in req.GET.items():
+        found = pattern.match(key)
+        if found is None:
+            continue
+        prefix, suffix = found.groups()
+        suffix = suffix or ''
+        group = groups.get(suffix)
+        if group is None:
+            group = groups[suffix] = _Group(suffix)
+        if prefix == 'resources':
+            group.resources = query.parse_resources(value)
+        elif prefix == 'required':
+            group.required, group.forbidden = query.parse_required(
+                req, req.GET.getall(key))
+        elif prefix == 'member_of':
+            group.member_of, group.forbidden_aggs = query.parse_member_of(
+                req, req.GET.getall(key), suffix)
+        else:
+            group.in_tree = query.parse_in_tree(value)
+    return groups
+
+
+def _read_same_subtrees(req):
+    same_subtrees = []
+    for value in req.GET.getall('same_subtree'):
+        suffixes = {part.strip() for part in value.split(',')}
+        if '' in suffixes:
+            raise errors.error(
+                400, 'Empty string (unsuffixed group) can not be specified '
+                     'in `same_subtree` ', errors.QUERY_BAD_VALUE)
+        same_subtrees.append(frozenset(suffixes))
+    return same_subtrees
+
+
+def _check_groups(req, groups, same_subtrees):
+    """Placement's rules on which groups may be given together."""
+    if util.at_least(req, microversion.SAME_SUBTREE):
+        resourceless = [suffix for suffix, group in groups.items()
+                        if not group.resources]
+        if len(resourceless) == len(groups):
+            raise errors.error(
+                400, 'There must be at least one resources or '
+                     'resources[$S] parameter.', errors.QUERY_MISSING_VALUE)
+        named = set().union(*same_subtrees)
+        unnamed = [suffix for suffix in resourceless if suffix not in named]
+        if unnamed:
+            raise errors.error(
+                400, 'Resourceless suffixed group request should be '
+                     'specified in `same_subtree` query param: bad group(s) '
+                     '- %s.' % unnamed, errors.QUERY_BAD_VALUE)
+        unknown = [suffix for suffix in sorted(named)
+                   if suffix not in groups]
+        if unknown:
+            raise errors.error(
+                400, 'Real suffixes should be specified in `same_subtree`: '
+                     '%s not found in %s.' % (unknown, list(groups)),
+                errors.QUERY_BAD_VALUE)
+    else:
+        orphans = ['required%s' % suffix for suffix, group in groups.items()
+                   if group.required and not group.resources]
+        if orphans:
+            raise errors.error(
+                400, 'All traits parameters must be associated with '
+                     'resources.  Found the following orphaned traits '
+                     'keys: %s' % ', '.join(orphans))
+        orphans = ['member_of%s' % suffix
+                   for suffix, group in groups.items()
+                   if not group.resources and (group.member_of or
+                                               group.forbidden_aggs)]
+        if orphans:
+            raise errors.error(
+                400, 'All member_of parameters must be associated with '
+                     'resources. Found the following orphaned member_of '
+                     'keys: %s' % ', '.join(orphans))
+        if not all(group.resources for group in groups.values()):
+            raise errors.error(400, 'All request groups must specify '
+                                    'resources.')
+        if not groups:
+            raise errors.error(
+                400, 'At least one request group (`resources` or '
+                     '`resources{$S}`) is required.')
+    if util.at_least(req, microversion.FORBIDDEN_TRAITS):
+        conflicts = sorted(
+            'required%s: (%s)' % (suffix, ', '.join(sorted(any_of)))
+            for suffix, group in groups.items()
+            for any_of in group.required
+            if all(name in group.forbidden for name in any_of))
+        if conflicts:
+            raise errors.error(
+                400, 'Conflicting required and forbidden traits found in '
+                     'the following traits keys: %s' % ', '.join(conflicts))
+
+
+def read_request(req):
+    """The CandidateRequest of a GET /allocation_candidates.
+
+    :raises webob.exc.HTTPBadRequest: with Placement's detail.
+    """
+    params = util.last_values(req)
+    util.check_query(params, schema.get_allocation_candidates(
+        util.version(req)))
+    limit = req.GET.getall('limit')
+    group_policy = req.GET.getall('group_policy')
+    root_required = req.GET.getall('root_required')
+    required = forbidden = set()
+    if root_required:
+        if len(root_required) > 1:
+            raise errors.error(
+                400, "Query parameter 'root_required' may be specified "
+                     "only once.", errors.QUERY_DUPLICATE_KEY)
+        required, forbidden = query.parse_root_required(req, root_required[0])
+    same_subtrees = _read_same_subtrees(req)
+    groups = _read_groups(req)
+    _check_groups(req, groups, same_subtrees)
+    if not group_policy and sum(1 for suffix in groups if suffix) > 1:
+        raise errors.error(
+            400, 'The "group_policy" parameter is required when specifying '
+                 'more than one "resources{N}" parameter.')
+    return allocation_candidate.CandidateRequest(
+        groups=tuple(group.build() for group in groups.values()),
+        # The first of repeated values, as Placement takes them.
+        limit=int(limit[0]) if limit else None,
+        group_policy=group_policy[0] if group_policy else None,
+        root_required=frozenset(required),
+        root_forbidden=frozenset(forbidden),
+        same_subtrees=tuple(same_subtrees),
+        nested_aware=util.at_least(req, microversion.NESTED_CANDIDATES))
+
+
+# What a provider's uuid may hold to be written between quotes as it is.
+_PLAIN = re.compile(r'[0-9A-Za-z_-]*\Z').match
+
+
+class _Quoted(dict):
+    """JSON string literals, each made once a request."""
+
+    def __missing__(self, text):
+        if text is None:
+            quoted = 'null'
+        elif _PLAIN(text):
+            quoted = '"%s"' % text
+        else:
+            quoted = json.dumps(text)
+        self[text] = quoted
+        return quoted
+
+
+class _Renderer(object):
+    """The JSON text of an answer's allocation requests.
+
+    An answer may hold many thousands of candidates. They are written as
+    text: each provider's uuid and each level's resources once, then
+    joined candidate by candidate (the summaries come as text from the
+    database). Building dicts and encoding
+    them would take several times as long, and the objects would burden
+    the garbage collector. Classes a provider serves at several levels of
+    one candidate are added up.
+    """
+
+    def __init__(self, req, answer):
+        self.answer = answer
+        self.dict_form = util.at_least(req, microversion.ALLOCATIONS_DICT)
+        self.with_mappings = util.at_least(req, microversion.MAPPINGS)
+        self.quoted = _Quoted()
+        uuid_of = answer.uuid_of
+        quoted = self.quoted
+
+        class Providers(dict):
+            def __missing__(self, rp):
+                text = self[rp] = quoted[uuid_of.get(rp)]
+                return text
+        self.providers = Providers()
+        levels = answer.levels
+        self.resourced = [k for k, (_suffix, resources) in enumerate(levels)
+                          if resources]
+        self.resources = [self._resources(resources)
+                          for _suffix, resources in levels]
+        # A suffix of one level (a granular group) maps one provider; the
+        # unsuffixed group's levels map the providers they chose.
+        suffixes = [suffix for suffix, _resources in levels]
+        self.single = [(k, quoted[suffix]) for k, suffix in
+                       enumerate(suffixes) if suffixes.count(suffix) == 1]
+        self.shared = {}
+        for k, suffix in enumerate(suffixes):
+            if suffixes.count(suffix) > 1:
+                self.shared.setdefault(quoted[suffix], []).append(k)
+
+    def _resources(self, resources):
+        return '{%s}' % ', '.join('%s: %d' % (self.quoted[name], amount)
+                                  for name, amount in resources)
+
+    def _allocation(self, rp, resources_text):
+        if self.dict_form:
+            return '%s: {"resources": %s}' % (self.providers[rp],
+                                              resources_text)
+        return '{"resource_provider": {"uuid": %s}, "resources": %s}' % (
+            self.providers[rp], resources_text)
+
+    def candidate(self, candidate):
+        rps = [candidate[k] for k in self.resourced]
+        if len(set(rps)) == len(rps):
+            parts = [self._allocation(rp, self.resources[k])
+                     for k, rp in zip(self.resourced, rps)]
+        else:
+            by_provider = {}
+            for k, rp in zip(self.resourced, rps):
+                by_provider.setdefault(rp, []).append(k)
+            parts = []
+            for rp, ks in by_provider.items():
+                if len(ks) == 1:
+                    parts.append(self._allocation(rp, self.resources[ks[0]]))
+                    continue
+                amounts = {}
+                for k in ks:
+                    for name, amount in self.answer.levels[k][1]:
+                        amounts[name] = amounts.get(name, 0) + amount
+                parts.append(self._allocation(
+                    rp, self._resources(amounts.items())))
+        if not self.dict_form:
+            return '{"allocations": [%s]}' % ', '.join(parts)
+        if not self.with_mappings:
+            return '{"allocations": {%s}}' % ', '.join(parts)
+        providers = self.providers
+        mappings = ['%s: [%s]' % (suffix, providers[candidate[k]])
+                    for k, suffix in self.single]
+        for suffix, ks in self.shared.items():
+            chosen = []
+            for k in ks:
+                if candidate[k] not in chosen:
+                    chosen.append(candidate[k])
+            mappings.append('%s: [%s]' % (suffix, ', '.join(
+                providers[rp] for rp in chosen)))
+        return '{"allocations": {%s}, "mappings": {%s}}' % (
+            ', '.join(parts), ', '.join(mappings))
+
+    def allocation_requests(self):
+        """The JSON text of the list of allocation requests."""
+        return '[%s]' % ', '.join(self.candidate(candidate)
+                                  for candidate in self.answer.candidates)
+
+
+def answer_text(req, answer):
+    """The JSON text of the whole answer."""
+    renderer = _Renderer(req, answer)
+    return ('{"allocation_requests": %s, "provider_summaries": {%s}}' % (
+        renderer.allocation_requests(), answer.summaries_text))
+
+
+class AllocationCandidatesController(object):
+    """/allocation_candidates."""
+
+    def get(self, req):
+        util.require(req, microversion.ALLOCATION_CANDIDATES)
+        util.authorize(req, 'placement:allocation_candidates:list')
+        request = read_request(req)
+        try:
+            answer = allocation_candidate.AllocationCandidates.get_by_request(
+                req.context, request,
+                all_classes=util.at_least(
+                    req, microversion.CANDIDATE_ALL_CLASSES),
+                with_traits=util.at_least(
+                    req, microversion.CANDIDATE_TRAITS))
+        except exception.ResourceClassNotFound as exc:
+            raise errors.error(400, 'Invalid resource class in resources '
+                                    'parameter: %s' % exc)
+        except exception.TraitNotFound as exc:
+            raise errors.error(400, str(exc))
+        resp = util.json_response(req, {})
+        resp.body = answer_text(req, answer).encode('utf-8')
+        return resp

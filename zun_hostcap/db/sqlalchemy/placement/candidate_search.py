@@ -1,0 +1,593 @@
+"""The allocation candidate search: request groups combined, tree by tree.
+
+``candidates`` works out in SQL, set-based, which providers can serve
+each request group (or, for the unsuffixed group, each of its resource
+classes) on their own: capacity, min_unit, max_unit and step_size,
+traits, aggregates and tree membership are all checked there. What is
+left is the combination, done here without the database:
+
+- An *anchor* is the root of a tree. A group's options under an anchor
+  are the providers of that tree that can serve it, and the sharing
+  providers (``MISC_SHARES_VIA_AGGREGATE``) that share with the tree
+  through an aggregate.
+- Each anchor is walked depth first, one *level* a step: one level for
+  each resource class of the unsuffixed group (its classes may come from
+  different providers), one for each granular group (all of its classes
+  from one provider). A partial combination is abandoned as soon as it
+  breaks a rule, before any level below it is tried:
+
+  - capacity: what several groups take from one provider's class must
+    fit its capacity and max_unit together;
+  - ``group_policy=isolate``: the granular groups use different
+    providers;
+  - ``same_subtree``: one provider of the named groups is an ancestor
+    (or itself) of all the others;
+  - the unsuffixed group's required traits, on the providers it uses
+    taken together;
+  - below microversion 1.29: at most one provider of a tree.
+
+  A look ahead also gives up on a partial combination that leaves
+  (isolate) a later granular group without a free provider, or fewer
+  free providers than granular groups still to place, or (capacity)
+  less room in a class than the later levels still ask for.
+- Candidates come out lazily: ``limit`` and ``max_allocation_candidates``
+  stop the walk, and the memory held is the answer plus one path per
+  anchor. No option has to be tuned to stay alive.
+
+Providers and classes are internal ids here; the caller names them.
+"""
+
+import dataclasses
+import itertools
+import random
+
+# group_policy values.
+ISOLATE = 'isolate'
+NONE = 'none'
+
+# allocation_candidates_generation_strategy values.
+DEPTH_FIRST = 'depth-first'
+BREADTH_FIRST = 'breadth-first'
+
+_NO_TRAITS = frozenset()
+
+
+@dataclasses.dataclass(frozen=True)
+class RequestGroup:
+    """One group of a request, as parsed from the query string.
+
+    ``suffix`` is '' for the unsuffixed group, whose resources may come
+    from several providers of a tree and from sharing providers; a
+    granular group (any other suffix) is served by one provider.
+    ``required_traits`` and ``member_of`` are tuples of any-of sets,
+    all of which must be met; ``forbidden_traits`` and
+    ``forbidden_aggs`` sets of which none may be.
+    """
+    suffix: str = ''
+    resources: tuple = ()            # ((class name, amount), ...)
+    required_traits: tuple = ()      # (frozenset of names, ...)
+    forbidden_traits: frozenset = frozenset()
+    member_of: tuple = ()            # (frozenset of aggregate uuids, ...)
+    forbidden_aggs: frozenset = frozenset()
+    in_tree: str = None
+
+    @property
+    def use_same_provider(self):
+        return bool(self.suffix)
+
+
+@dataclasses.dataclass(frozen=True)
+class CandidateRequest:
+    """A whole GET /allocation_candidates request."""
+    groups: tuple                    # (RequestGroup, ...), query order
+    limit: int = None
+    group_policy: str = None
+    root_required: frozenset = frozenset()
+    root_forbidden: frozenset = frozenset()
+    same_subtrees: tuple = ()        # (frozenset of suffixes, ...)
+    nested_aware: bool = True        # microversion 1.29 and later
+
+
+@dataclasses.dataclass(frozen=True)
+class SearchOptions:
+    """The [placement] options of the search."""
+    randomize: bool = False
+    max_candidates: int = -1
+    strategy: str = DEPTH_FIRST
+
+
+class Level(object):
+    """One step of the walk: a granular group, or an unsuffixed class.
+
+    ``resources``: ((class id, amount), ...) taken from the provider
+    chosen at this level. ``options``: {anchor id: [provider id, ...]}.
+    """
+
+    __slots__ = ('suffix', 'granular', 'resources', 'options')
+
+    def __init__(self, suffix, granular, resources, options):
+        self.suffix = suffix
+        self.granular = granular
+        self.resources = tuple(resources)
+        self.options = options
+
+
+def shared_classes(levels):
+    """The classes more than one level asks for."""
+    seen, shared = set(), set()
+    for level in levels:
+        for rc, _amount in level.resources:
+            if rc in seen:
+                shared.add(rc)
+            seen.add(rc)
+    return frozenset(shared)
+
+
+class SearchSpace(object):
+    """What the walk needs to know, loaded by the SQL side.
+
+    :param levels: the Levels, unsuffixed ones first.
+    :param anchors: the anchor ids to walk, in the order to walk them.
+    :param root_of: {provider id: root id} of every option provider.
+    :param sharing: ids of the sharing providers among the options.
+    :param room: {(provider id, class id): the most all levels together
+        may take} for the classes asked for by more than one level
+        (``shared_classes(levels)``): capacity less usage, and max_unit.
+    :param parent_of: {provider id: parent id or None} of the trees
+        involved, when ``same_subtrees`` is given.
+    :param same_subtrees: (frozenset of suffixes, ...).
+    :param unsuffixed_required: the unsuffixed group's required traits,
+        (frozenset of trait ids, ...), met by its providers together.
+    :param traits_of: {provider id: set of trait ids} of the unsuffixed
+        group's options, restricted to the ids it requires.
+    :param isolate: group_policy is isolate.
+    :param nested_aware: False below 1.29: one provider a tree.
+    """
+
+    def __init__(self, levels, anchors, root_of, sharing=frozenset(),
+                 room=None, parent_of=None, same_subtrees=(),
+                 unsuffixed_required=(), traits_of=None, isolate=False,
+                 nested_aware=True):
+        self.levels = levels
+        self.anchors = anchors
+        self.root_of = root_of
+        self.sharing = sharing
+        self.room = room or {}
+        self.shared_classes = shared_classes(levels)
+        self.parent_of = parent_of or {}
+        self.same_subtrees = same_subtrees
+        self.unsuffixed_required = unsuffixed_required
+        self.traits_of = traits_of or {}
+        self.isolate = isolate
+        self.nested_aware = nested_aware
+
+
+def allocations(levels, providers):
+    """{provider: {class: amount}} of a candidate.
+
+    ``providers`` is a candidate as the search yields it: the provider
+    chosen at each of ``levels``, in their order. A resourceless group's
+    provider is in the mappings only.
+    """
+    found = {}
+    for level, rp in zip(levels, providers):
+        if level.resources:
+            resources = found.setdefault(rp, {})
+            for rc, amount in level.resources:
+                resources[rc] = resources.get(rc, 0) + amount
+    return found
+
+
+def mappings(levels, providers):
+    """{suffix: [providers]} of a candidate, each provider once."""
+    found = {}
+    for level, rp in zip(levels, providers):
+        chosen = found.setdefault(level.suffix, [])
+        if rp not in chosen:
+            chosen.append(rp)
+    return found
+
+
+def candidate_key(levels, providers):
+    """What makes two candidates the same answer."""
+    return (tuple(sorted((rp, tuple(sorted(res.items()))) for rp, res in
+                         allocations(levels, providers).items())),
+            tuple(sorted((suffix, tuple(sorted(rps))) for suffix, rps in
+                         mappings(levels, providers).items())))
+
+
+class _Plan(object):
+    """What the walks of one search share: the levels in walk order.
+
+    The unsuffixed levels come first (their trait check ends them), then
+    the granular ones, those with fewest options first: a dead end shows
+    sooner.
+    """
+
+    def __init__(self, space):
+        self.space = space
+        levels = space.levels
+        sizes = [sum(len(options) for options in level.options.values())
+                 for level in levels]
+        order = [i for i, level in enumerate(levels) if not level.granular]
+        order += sorted((i for i, level in enumerate(levels)
+                         if level.granular), key=lambda i: sizes[i])
+        self.order = order
+        self.levels = [levels[i] for i in order]
+        depth = len(self.levels)
+        # Where each level of the space is in the walk's order.
+        self.place = [order.index(i) for i in range(depth)]
+        self.last_unsuffixed = max(
+            (k for k, level in enumerate(self.levels) if not level.granular),
+            default=-1)
+        # Classes that several levels take: only those can overflow.
+        self.shared_classes = space.shared_classes
+        self.checked = [tuple((rc, amount) for rc, amount in level.resources
+                              if rc in self.shared_classes)
+                        for level in self.levels]
+        self.demand_after = []
+        for k in range(depth):
+            demand = {}
+            for checked in self.checked[k + 1:]:
+                for rc, amount in checked:
+                    demand[rc] = demand.get(rc, 0) + amount
+            self.demand_after.append(demand)
+        self.demand = {}
+        for checked in self.checked:
+            for rc, amount in checked:
+                self.demand[rc] = self.demand.get(rc, 0) + amount
+        # same_subtree: for each constraint its levels, and for each level
+        # the constraints it is part of.
+        self.subtree_sets = []
+        for suffixes in space.same_subtrees:
+            members = [k for k, level in enumerate(self.levels)
+                       if level.suffix in suffixes]
+            if members:
+                self.subtree_sets.append(members)
+        self.subtrees_of = [[] for _level in self.levels]
+        for index, members in enumerate(self.subtree_sets):
+            for k in members:
+                self.subtrees_of[k].append(index)
+        self.granular = [k for k, level in enumerate(self.levels)
+                         if level.granular]
+        self.later_granular = [[j for j in self.granular if j > k]
+                               for k in range(depth)]
+        self._ancestors = {}
+
+    def ancestors(self, rp):
+        """The provider and its ancestors, as a tuple from it upwards."""
+        chain = self._ancestors.get(rp)
+        if chain is None:
+            parent_of = self.space.parent_of
+            found = []
+            current = rp
+            while current is not None:
+                found.append(current)
+                current = parent_of.get(current)
+            chain = self._ancestors[rp] = tuple(found)
+        return chain
+
+    def lca(self, a, b):
+        """The lowest common ancestor of providers a and b, or None."""
+        above_a = self.ancestors(a)
+        for rp in self.ancestors(b):
+            if rp in above_a:
+                return rp
+        return None
+
+
+class _AnchorWalk(object):
+    """The depth-first walk of one anchor's combinations."""
+
+    def __init__(self, plan, anchor, rng):
+        self.plan = plan
+        space = self.space = plan.space
+        self.anchor = anchor
+        self.levels = plan.levels
+        self.place = plan.place
+        self.last_unsuffixed = plan.last_unsuffixed
+        self.shared_classes = plan.shared_classes
+        self.checked = plan.checked
+        self.subtree_sets = plan.subtree_sets
+        self.subtrees_of = plan.subtrees_of
+        self.later_granular = plan.later_granular
+        self.demand_after = plan.demand_after
+        self.options = [level.options.get(anchor, ()) for level in
+                        self.levels]
+        if rng is not None:
+            self.options = [list(options) for options in self.options]
+            for options in self.options:
+                rng.shuffle(options)
+        if plan.subtree_sets:
+            self.option_sets = [frozenset(opts) for opts in self.options]
+
+        # isolate: a bit per option provider of the granular levels.
+        self.isolate = space.isolate
+        self.bits = {}
+        self.masks = []
+        if self.isolate:
+            for k, level in enumerate(self.levels):
+                mask = 0
+                if level.granular:
+                    for rp in self.options[k]:
+                        bit = self.bits.get(rp)
+                        if bit is None:
+                            bit = self.bits[rp] = 1 << len(self.bits)
+                        mask |= bit
+                self.masks.append(mask)
+
+        # capacity look ahead: what later levels still ask of each class
+        # that several levels take, against the room left in the tree.
+        self.room_left = {}
+        if self.shared_classes:
+            room = space.room
+            for rc in plan.demand:
+                self.room_left[rc] = 0
+            seen = set()
+            for k, checked in enumerate(self.checked):
+                for rc, _amount in checked:
+                    for rp in self.options[k]:
+                        if (rp, rc) not in seen:
+                            seen.add((rp, rc))
+                            self.room_left[rc] += room.get((rp, rc), 0)
+
+    def viable(self):
+        """A cheap check of the anchor as a whole, before walking it."""
+        if not all(self.options):
+            return False
+        space = self.space
+        if space.unsuffixed_required and self.last_unsuffixed >= 0:
+            offered = set()
+            for k in range(self.last_unsuffixed + 1):
+                for rp in self.options[k]:
+                    offered |= space.traits_of.get(rp, _NO_TRAITS)
+            if not all(any_of & offered
+                       for any_of in space.unsuffixed_required):
+                return False
+        if self.shared_classes:
+            if any(amount > self.room_left[rc]
+                   for rc, amount in self.plan.demand.items()):
+                return False
+        if self.isolate and not self._hall(-1, 0):
+            return False
+        return True
+
+    def _hall(self, k, used):
+        """The isolate look ahead after level ``k``.
+
+        Each later granular level must have a free provider, and together
+        at least as many free providers as they are levels.
+        """
+        later = (self.later_granular[k] if k >= 0 else
+                 self.plan.granular)
+        union = 0
+        for j in later:
+            free = self.masks[j] & ~used
+            if not free:
+                return False
+            union |= free
+        return len(later) < 2 or bin(union).count('1') >= len(later)
+
+    def walk(self):
+        """Yield the anchor's candidates (see ``search``)."""
+        self.chosen = [None] * len(self.levels)
+        self.used_mask = 0
+        self.load = {}
+        self.room_left = dict(self.room_left)
+        self.tree_owner = {}     # below 1.29: root -> [provider, count]
+        # The lowest common ancestor of each same_subtree set's choices so
+        # far (None: none chosen yet).
+        self.lcas = [None] * len(self.subtree_sets)
+        return self._descend(0)
+
+    def _descend(self, k):
+        """The candidates below the choices of the levels before ``k``."""
+        space = self.space
+        level = self.levels[k]
+        checked = self.checked[k]
+        room = space.room
+        load = self.load
+        chosen = self.chosen
+        bits = self.bits if self.isolate and level.granular else None
+        one_a_tree = not space.nested_aware
+        root_of = space.root_of
+        subtrees = self.subtrees_of[k]
+        traits_check = (k == self.last_unsuffixed and
+                        space.unsuffixed_required)
+        last = k == len(self.levels) - 1
+        for rp in self.options[k]:
+            if bits is not None and bits[rp] & self.used_mask:
+                continue
+            # Capacity of the classes other levels take too.
+            if checked and any(
+                    load.get((rp, rc), 0) + amount > room.get((rp, rc), 0)
+                    for rc, amount in checked):
+                continue
+            if one_a_tree:
+                owner = self.tree_owner.get(root_of[rp])
+                if owner is not None and owner[0] != rp:
+                    continue
+            lcas = self.lcas
+            if subtrees:
+                lcas = self._closing_lcas(k, rp, subtrees)
+                if lcas is None:
+                    continue
+            if traits_check and not self._traits_met(k, rp):
+                continue
+
+            # Take it; on to the next level; leave it.
+            chosen[k] = rp
+            saved = (self.used_mask, self.lcas)
+            for rc, amount in checked:
+                load[(rp, rc)] = load.get((rp, rc), 0) + amount
+                self.room_left[rc] -= amount
+            if one_a_tree:
+                self.tree_owner.setdefault(root_of[rp], [rp, 0])[1] += 1
+            if bits is not None:
+                self.used_mask |= bits[rp]
+            self.lcas = lcas
+            if last:
+                yield tuple([chosen[j] for j in self.place])
+            elif self._ahead(k):
+                yield from self._descend(k + 1)
+            self.used_mask, self.lcas = saved
+            for rc, amount in checked:
+                load[(rp, rc)] -= amount
+                self.room_left[rc] += amount
+            if one_a_tree:
+                owner = self.tree_owner[root_of[rp]]
+                owner[1] -= 1
+                if not owner[1]:
+                    del self.tree_owner[root_of[rp]]
+        chosen[k] = None
+
+    def _closing_lcas(self, k, rp, subtrees):
+        """The same_subtree sets' ancestors with ``rp`` chosen at ``k``.
+
+        None if a set can no longer be closed.
+        """
+        lcas = list(self.lcas)
+        for index in subtrees:
+            current = lcas[index]
+            lca = rp if current is None else self.plan.lca(current, rp)
+            if lca is None or not self._subtree_can_close(
+                    index, k, lca, self.chosen, rp):
+                return None
+            lcas[index] = lca
+        return lcas
+
+    def _traits_met(self, k, rp):
+        """The unsuffixed group's required traits, by its providers."""
+        traits_of = self.space.traits_of
+        offered = set(traits_of.get(rp, _NO_TRAITS))
+        for j in range(k):
+            offered |= traits_of.get(self.chosen[j], _NO_TRAITS)
+        return all(any_of & offered
+                   for any_of in self.space.unsuffixed_required)
+
+    def _ahead(self, k):
+        """The look ahead after level ``k``'s choice."""
+        if self.isolate and not self._hall(k, self.used_mask):
+            return False
+        if self.shared_classes:
+            room_left = self.room_left
+            for rc, amount in self.demand_after[k].items():
+                if amount > room_left[rc]:
+                    return False
+        return True
+
+    def _subtree_can_close(self, index, k, lca, chosen, rp):
+        """Whether a same_subtree set can still be closed.
+
+        ``rp`` was chosen at level ``k``. Some provider of the set must
+        be an ancestor (or itself) of all of them: that is their lowest
+        common ancestor ``lca``. It is either one already chosen, or one
+        a later level of the set can still choose.
+        """
+        members = self.subtree_sets[index]
+        if lca == rp or any(chosen[j] == lca for j in members if j < k):
+            return True
+        later = [j for j in members if j > k]
+        if not later:
+            return False
+        ancestors = self.plan.ancestors(lca)
+        return any(anc in self.option_sets[j]
+                   for j in later for anc in ancestors)
+
+
+def _options(space, anchor, rng):
+    """The candidates of a space of one level: its options."""
+    options = space.levels[0].options[anchor]
+    if rng is not None:
+        options = list(options)
+        rng.shuffle(options)
+    required = space.unsuffixed_required
+    traits_of = space.traits_of
+    for rp in options:
+        if required:
+            offered = traits_of.get(rp, _NO_TRAITS)
+            if not all(any_of & offered for any_of in required):
+                continue
+        yield (rp,)
+
+
+def _round_robin(generators):
+    """One item of each generator in turn, dropping the exhausted.
+
+    ``generators`` is consumed as the first round goes: with a limit
+    reached in the first round, the later generators are never made.
+    """
+    active = []
+    for generator in generators:
+        for item in generator:
+            yield item
+            active.append(generator)
+            break
+    while active:
+        still = []
+        for generator in active:
+            for item in generator:
+                yield item
+                still.append(generator)
+                break
+        active = still
+
+
+def search(space, options=SearchOptions(), limit=None):
+    """The candidates of ``space``, lazily.
+
+    A candidate is a tuple: the provider chosen at each level of
+    ``space.levels``, in their order (see ``allocations`` and
+    ``mappings``).
+
+    Depth first: every candidate of the first anchor, then of the next.
+    Breadth first (or randomized): one candidate of each anchor in turn.
+    Randomized, the anchors and each level's options are shuffled, so
+    that a ``limit`` samples across roots without the rest being made.
+
+    :param limit: stop after this many (None: no limit); with
+        ``options.max_candidates`` (-1: none) the smaller counts.
+    """
+    rng = random.Random() if options.randomize else None
+    anchors = list(space.anchors)
+    if rng is not None:
+        rng.shuffle(anchors)
+    caps = [n for n in (limit, options.max_candidates)
+            if n is not None and n >= 0]
+    cap = min(caps) if caps else None
+    if cap == 0:
+        return
+
+    def walks():
+        if len(space.levels) == 1:
+            # Nothing to combine: each option is a candidate.
+            for anchor in anchors:
+                yield _options(space, anchor, rng)
+            return
+        plan = _Plan(space)
+        for anchor in anchors:
+            walk = _AnchorWalk(plan, anchor, rng)
+            if walk.viable():
+                yield walk.walk()
+
+    if options.strategy == BREADTH_FIRST or rng is not None:
+        produced = _round_robin(walks())
+    else:
+        produced = itertools.chain.from_iterable(walks())
+
+    # The same candidate comes from several anchors only when it uses
+    # sharing providers alone.
+    sharing = space.sharing
+    levels = space.levels
+    seen = set()
+    count = 0
+    for candidate in produced:
+        if sharing and all(rp in sharing for rp in candidate):
+            key = candidate_key(levels, candidate)
+            if key in seen:
+                continue
+            seen.add(key)
+        yield candidate
+        count += 1
+        if cap is not None and count >= cap:
+            return

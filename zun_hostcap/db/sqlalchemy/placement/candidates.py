@@ -1,0 +1,663 @@
+"""Allocation candidates: what the database says, and the answer's data.
+
+``get_candidates`` answers GET /allocation_candidates in one read
+transaction, in a fixed number of set-based statements whatever the
+number of providers:
+
+1. the names of the request are resolved (classes, traits: unknown ones
+   are an error; aggregates and in_tree providers: unknown ones match
+   nothing);
+2. for each granular group, the providers that can serve all of it;
+   for each class of the unsuffixed group, the providers of a tree that
+   can serve that class, with the tree's root as anchor; capacity
+   (usage, reserved, allocation ratio), min_unit, max_unit, step_size,
+   traits, aggregates and in_tree are checked in the statement;
+3. sharing providers (``MISC_SHARES_VIA_AGGREGATE``) among them are
+   joined to the trees they share with, through their aggregates;
+4. only what the combination needs besides: the room left in classes
+   that several groups ask for, the parents of the trees for
+   ``same_subtree``, the unsuffixed group's required traits;
+5. ``candidate_search`` combines the groups, lazily;
+6. the provider summaries are read for the trees of the answer alone.
+
+What each group may use follows OpenStack Placement (see
+doc/source/admin/placement-candidates.rst for the rules and the few
+places where this search answers differently, on purpose):
+
+- the unsuffixed group takes each of its classes from one provider of
+  the anchor's tree or from a sharing provider of the tree's
+  aggregates; member_of is met by the provider or by its tree's root,
+  forbidden aggregates by neither; its required traits are met by its
+  providers together, its forbidden traits by none of them;
+- a granular group is served by one provider, which meets its traits
+  and aggregates itself;
+- root_required is met by the anchor.
+"""
+
+import functools
+import json
+
+import os_traits
+import sqlalchemy as sa
+
+from zun_hostcap.db.sqlalchemy import models
+from zun_hostcap.db.sqlalchemy.placement import candidate_search as search
+from zun_hostcap.db.sqlalchemy.placement import common
+from zun_hostcap.db.sqlalchemy.placement import resource_classes
+from zun_hostcap.db.sqlalchemy.placement import resource_providers as rp_db
+from zun_hostcap.db.sqlalchemy.placement import traits as trait_db
+
+RP = common.RP
+INV = models.Inventory.__table__
+ALLOC = models.Allocation.__table__
+RPT = models.ResourceProviderTrait.__table__
+RPA = models.ResourceProviderAggregate.__table__
+AGG = models.PlacementAggregate.__table__
+RC = models.ResourceClass.__table__
+TRAIT = models.Trait.__table__
+
+SHARES = os_traits.MISC_SHARES_VIA_AGGREGATE
+
+# Ids sent in one IN (...) at most; longer lists go in several
+# statements (SQLite takes 32,766 bound values a statement).
+IN_CHUNK = 5000
+
+
+class Answer(object):
+    """The candidates and the provider summaries.
+
+    Kept so that an answer of many thousands of candidates is written
+    without building names twice:
+
+    - ``levels``: the search's levels, as (suffix, ((class name, amount),
+      ...));
+    - ``candidates``: one tuple a candidate, the id of the provider
+      chosen at each level;
+    - ``uuid_of``: {provider id: uuid} of every provider they name;
+    - ``summaries_text``: the provider summaries as the inside of a JSON
+      object, in the form the request's version shows.
+
+    ``allocation_requests()`` and ``provider_summaries`` give them by
+    uuid and name.
+    """
+
+    def __init__(self, levels=(), candidates=(), uuid_of=None,
+                 summaries_text=''):
+        self.levels = list(levels)
+        self.candidates = list(candidates)
+        self.uuid_of = uuid_of or {}
+        self.summaries_text = summaries_text
+
+    def allocation_requests(self):
+        """[(allocations, mappings)] of the candidates.
+
+        Allocations as {uuid: {class: amount}}, mappings as {suffix:
+        [uuid]}.
+        """
+        levels = [search.Level(suffix, None, resources, None)
+                  for suffix, resources in self.levels]
+        uuid_of = self.uuid_of
+        return [({uuid_of[rp]: resources for rp, resources in
+                  search.allocations(levels, candidate).items()},
+                 {suffix: [uuid_of[rp] for rp in rps] for suffix, rps in
+                  search.mappings(levels, candidate).items()})
+                for candidate in self.candidates]
+
+    @property
+    def provider_summaries(self):
+        """{uuid: summary}, each as the API shows it."""
+        return json.loads('{%s}' % self.summaries_text)
+
+
+class _Empty(Exception):
+    """Nothing can match: a group, or the request, has no option."""
+
+
+def _chunks(ids):
+    ids = sorted(ids)
+    for start in range(0, len(ids), IN_CHUNK):
+        yield ids[start:start + IN_CHUNK]
+
+
+def _in_aggregates_all(rp_col, member_of):
+    """The provider is in at least one aggregate of each set."""
+    return sa.and_(*[rp_db._in_aggregates(rp_col, agg_uuids)
+                     for agg_uuids in member_of])
+
+
+class _Names(object):
+    """The ids of a request's classes and traits.
+
+    :raises ResourceClassNotFound: an unknown class (the first, by name).
+    :raises TraitNotFound: unknown traits (all named).
+    """
+
+    def __init__(self, context, request):
+        classes = set()
+        traits = set(request.root_required) | set(request.root_forbidden)
+        for group in request.groups:
+            classes.update(name for name, _amount in group.resources)
+            traits.update(group.forbidden_traits)
+            for any_of in group.required_traits:
+                traits.update(any_of)
+        self.class_ids = resource_classes.ids_for_names(context,
+                                                        sorted(classes))
+        self.trait_ids = trait_db.ids_for_names(context, sorted(traits))
+
+    def resources(self, group):
+        return tuple((self.class_ids[name], amount)
+                     for name, amount in group.resources)
+
+    def traits(self, names):
+        return [self.trait_ids[name] for name in sorted(names)]
+
+
+def _tree_root(context, uuid):
+    """The root id of the tree of provider ``uuid``; _Empty if none."""
+    root = context.session.execute(
+        sa.select(RP.c.root_provider_id).where(RP.c.uuid == uuid)).scalar()
+    if root is None:
+        raise _Empty()
+    return root
+
+
+def _own_conditions(rp_col, group, names, resources):
+    """What a provider must meet itself to serve a granular group."""
+    conditions = [rp_db._has_capacity(rp_col, rc_id, amount)
+                  for rc_id, amount in resources]
+    for any_of in group.required_traits:
+        conditions.append(rp_db._with_traits(rp_col, names.traits(any_of)))
+    if group.forbidden_traits:
+        conditions.append(~rp_db._with_traits(
+            rp_col, names.traits(group.forbidden_traits)))
+    if group.member_of:
+        conditions.append(_in_aggregates_all(rp_col, group.member_of))
+    if group.forbidden_aggs:
+        conditions.append(~rp_db._in_aggregates(rp_col,
+                                                group.forbidden_aggs))
+    return conditions
+
+
+def _rows(context, conditions):
+    """The providers meeting ``conditions``.
+
+    Rows of (id, root id, parent id, uuid).
+    """
+    query = sa.select(RP.c.id, RP.c.root_provider_id,
+                      RP.c.parent_provider_id, RP.c.uuid)
+    if conditions:
+        query = query.where(*conditions)
+    return context.session.execute(query).all()
+
+
+class _Builder(object):
+    """Builds the SearchSpace of a request, then names the answer."""
+
+    def __init__(self, context, request, names):
+        self.context = context
+        self.request = request
+        self.names = names
+        self.root_of = {}
+        # Sharing providers of the database: a handful in any cloud.
+        shares_id = trait_db.CACHE.ids_for_names(context, [SHARES]).get(
+            SHARES)
+        self.sharing = set()
+        if shares_id is not None:
+            self.sharing = set(context.session.execute(
+                sa.select(RPT.c.resource_provider_id)
+                .where(RPT.c.trait_id == shares_id)).scalars())
+        self._anchors_of = {}
+        self.parent_of = {}
+        self.uuid_of = {}
+        self.allowed_anchors = None
+        if request.root_required or request.root_forbidden:
+            self.allowed_anchors = self._roots_with_traits()
+            if not self.allowed_anchors:
+                raise _Empty()
+
+    def _roots_with_traits(self):
+        conditions = [RP.c.parent_provider_id.is_(None)]
+        for name in sorted(self.request.root_required):
+            conditions.append(rp_db._with_traits(
+                RP.c.id, self.names.traits([name])))
+        if self.request.root_forbidden:
+            conditions.append(~rp_db._with_traits(
+                RP.c.id, self.names.traits(self.request.root_forbidden)))
+        return set(self.context.session.execute(
+            sa.select(RP.c.id).where(*conditions)).scalars())
+
+    def anchors_of(self, sharing_ids):
+        """{sharing provider id: {anchor ids}}.
+
+        The anchors of a sharing provider are the roots of the trees any
+        provider of which is in one of its aggregates (its own tree's
+        root among them).
+        """
+        missing = [rp for rp in sharing_ids if rp not in self._anchors_of]
+        if missing:
+            mine = RPA.alias('mine')
+            theirs = RPA.alias('theirs')
+            for rp in missing:
+                self._anchors_of[rp] = set()
+            for chunk in _chunks(missing):
+                rows = self.context.session.execute(
+                    sa.select(mine.c.resource_provider_id,
+                              RP.c.root_provider_id)
+                    .select_from(
+                        mine.join(theirs,
+                                  theirs.c.aggregate_id ==
+                                  mine.c.aggregate_id)
+                        .join(RP, RP.c.id == theirs.c.resource_provider_id))
+                    .where(mine.c.resource_provider_id.in_(chunk))
+                    .distinct()).all()
+                for rp, anchor in rows:
+                    self._anchors_of[rp].add(anchor)
+        return {rp: self._anchors_of[rp] for rp in sharing_ids}
+
+    def _pairs(self, conditions):
+        """[(provider id, root id)] of the providers meeting conditions.
+
+        Their roots, parents and uuids are remembered.
+        """
+        pairs = []
+        for rp, root, parent, uuid in _rows(self.context, conditions):
+            self.root_of[rp] = root
+            self.parent_of[rp] = parent
+            self.uuid_of[rp] = uuid
+            pairs.append((rp, root))
+        return pairs
+
+    def _allowed(self, anchor):
+        return self.allowed_anchors is None or anchor in self.allowed_anchors
+
+    def granular_level(self, group):
+        """The Level of a granular group (one provider serves it all)."""
+        resources = self.names.resources(group)
+        conditions = _own_conditions(RP.c.id, group, self.names, resources)
+        if group.in_tree:
+            conditions.append(RP.c.root_provider_id ==
+                              _tree_root(self.context, group.in_tree))
+        options = {}
+        pairs = self._pairs(conditions)
+        sharing = [rp for rp, _root in pairs if rp in self.sharing]
+        anchors_of = self.anchors_of(sharing) if sharing else {}
+        for rp, root in pairs:
+            self.root_of[rp] = root
+            if self._allowed(root):
+                options.setdefault(root, []).append(rp)
+            for anchor in anchors_of.get(rp, ()):
+                if anchor != root and self._allowed(anchor):
+                    options.setdefault(anchor, []).append(rp)
+        if not options:
+            raise _Empty()
+        return search.Level(group.suffix, True, resources, options)
+
+    def unsuffixed_levels(self, group):
+        """The Levels of the unsuffixed group, one a class."""
+        names = self.names
+        tree_root = (_tree_root(self.context, group.in_tree)
+                     if group.in_tree else None)
+        forbidden = (names.traits(group.forbidden_traits)
+                     if group.forbidden_traits else None)
+        bad_roots = None
+        levels = []
+        for rc_id, amount in names.resources(group):
+            conditions = [rp_db._has_capacity(RP.c.id, rc_id, amount)]
+            if forbidden:
+                conditions.append(~rp_db._with_traits(RP.c.id, forbidden))
+            if tree_root is not None:
+                conditions.append(RP.c.root_provider_id == tree_root)
+            # In the tree's own terms: the provider or its root.
+            own = list(conditions)
+            if group.member_of:
+                own.append(sa.or_(
+                    _in_aggregates_all(RP.c.id, group.member_of),
+                    _in_aggregates_all(RP.c.root_provider_id,
+                                       group.member_of)))
+            if group.forbidden_aggs:
+                own.append(~rp_db._in_aggregates(RP.c.id,
+                                                 group.forbidden_aggs))
+                own.append(~rp_db._in_aggregates(RP.c.root_provider_id,
+                                                 group.forbidden_aggs))
+            options = {}
+            for rp, root in self._pairs(own):
+                if self._allowed(root):
+                    options.setdefault(root, []).append(rp)
+            # Sharing providers, for the trees they share with: they meet
+            # member_of themselves; neither they nor the anchor are in a
+            # forbidden aggregate. Not within in_tree.
+            if self.sharing and tree_root is None:
+                shared = list(conditions)
+                shared.append(RP.c.id.in_(sorted(self.sharing)))
+                if group.member_of:
+                    shared.append(_in_aggregates_all(RP.c.id,
+                                                     group.member_of))
+                if group.forbidden_aggs:
+                    shared.append(~rp_db._in_aggregates(
+                        RP.c.id, group.forbidden_aggs))
+                pairs = self._pairs(shared)
+                if pairs and group.forbidden_aggs and bad_roots is None:
+                    bad_roots = set(self.context.session.execute(
+                        sa.select(RP.c.id).where(
+                            RP.c.parent_provider_id.is_(None),
+                            rp_db._in_aggregates(
+                                RP.c.id, group.forbidden_aggs)))
+                        .scalars())
+                anchors_of = self.anchors_of([rp for rp, _root in pairs])
+                for rp, root in pairs:
+                    for anchor in anchors_of[rp]:
+                        if (anchor != root and self._allowed(anchor) and
+                                not (bad_roots and anchor in bad_roots)):
+                            options.setdefault(anchor, []).append(rp)
+            if not options:
+                raise _Empty()
+            levels.append(search.Level('', False, ((rc_id, amount),),
+                                       options))
+        return levels
+
+    def room(self, levels):
+        """{(provider, class): room} for classes several levels take."""
+        shared = search.shared_classes(levels)
+        if not shared:
+            return {}
+        providers = set()
+        for level in levels:
+            if any(rc_id in shared for rc_id, _amount in level.resources):
+                for options in level.options.values():
+                    providers.update(options)
+        room = {}
+        used = (sa.select(sa.func.coalesce(sa.func.sum(ALLOC.c.used), 0))
+                .where(ALLOC.c.resource_provider_id ==
+                       INV.c.resource_provider_id,
+                       ALLOC.c.resource_class_id == INV.c.resource_class_id)
+                .scalar_subquery())
+        for chunk in _chunks(providers):
+            rows = self.context.session.execute(
+                sa.select(INV.c.resource_provider_id,
+                          INV.c.resource_class_id, INV.c.total,
+                          INV.c.reserved, INV.c.allocation_ratio,
+                          INV.c.max_unit, used)
+                .where(INV.c.resource_class_id.in_(sorted(shared)),
+                       INV.c.resource_provider_id.in_(chunk))).all()
+            for rp, rc_id, total, reserved, ratio, max_unit, in_use in rows:
+                capacity = int((total - reserved) * ratio)
+                room[(rp, rc_id)] = min(capacity - int(in_use), max_unit)
+        return room
+
+    def parents(self):
+        """{provider: parent} of the options and all their ancestors.
+
+        The options' parents came with them; the ancestors that are no
+        option are read a generation at a time (a tree is a few deep).
+        """
+        parent_of = self.parent_of
+        missing = {parent for parent in parent_of.values()
+                   if parent is not None and parent not in parent_of}
+        while missing:
+            for chunk in _chunks(missing):
+                parent_of.update(self.context.session.execute(
+                    sa.select(RP.c.id, RP.c.parent_provider_id)
+                    .where(RP.c.id.in_(chunk))).all())
+            missing = {parent for parent in parent_of.values()
+                       if parent is not None and parent not in parent_of}
+        return parent_of
+
+    def traits_of(self, trait_ids, providers):
+        """{provider: {trait ids it has of ``trait_ids``}}."""
+        found = {}
+        for chunk in _chunks(providers):
+            for rp, trait_id in self.context.session.execute(
+                    sa.select(RPT.c.resource_provider_id, RPT.c.trait_id)
+                    .where(RPT.c.trait_id.in_(sorted(trait_ids)),
+                           RPT.c.resource_provider_id.in_(chunk))).all():
+                found.setdefault(rp, set()).add(trait_id)
+        return found
+
+    def has_trees(self):
+        """Whether any provider of the database has a parent."""
+        return self.context.session.execute(
+            sa.select(RP.c.id).where(RP.c.parent_provider_id.isnot(None))
+            .limit(1)).first() is not None
+
+    def flat_level(self, group):
+        """The Level of the unsuffixed group in a flat, unshared cloud.
+
+        Where every tree is one provider and nothing is shared, one
+        provider serves the group, and meets its traits and aggregates
+        itself: one statement finds them all.
+        """
+        resources = self.names.resources(group)
+        conditions = _own_conditions(RP.c.id, group, self.names, resources)
+        if group.in_tree:
+            conditions.append(RP.c.root_provider_id ==
+                              _tree_root(self.context, group.in_tree))
+        options = {}
+        for rp, root in self._pairs(conditions):
+            if self._allowed(root):
+                options[root] = [rp]
+        if not options:
+            raise _Empty()
+        return search.Level('', False, resources, options)
+
+    def space(self):
+        request = self.request
+        levels = []
+        unsuffixed = None
+        for group in request.groups:
+            if group.use_same_provider:
+                continue
+            if not self.sharing and not self.has_trees():
+                levels.append(self.flat_level(group))
+            else:
+                unsuffixed = group
+                levels.extend(self.unsuffixed_levels(group))
+        for group in request.groups:
+            if group.use_same_provider:
+                levels.append(self.granular_level(group))
+        anchors = set(levels[0].options)
+        for level in levels[1:]:
+            anchors.intersection_update(level.options)
+        if not anchors:
+            raise _Empty()
+        anchors = sorted(anchors)
+        unsuffixed_required = ()
+        traits_of = None
+        if unsuffixed is not None and unsuffixed.required_traits:
+            unsuffixed_required = tuple(
+                frozenset(self.names.traits(any_of))
+                for any_of in unsuffixed.required_traits)
+            wanted = set().union(*unsuffixed_required)
+            providers = set()
+            for level in levels:
+                if not level.granular:
+                    for options in level.options.values():
+                        providers.update(options)
+            traits_of = self.traits_of(wanted, providers)
+        parent_of = None
+        same_subtrees = tuple(request.same_subtrees)
+        if same_subtrees:
+            parent_of = self.parents()
+        return search.SearchSpace(
+            levels, anchors, self.root_of,
+            sharing=frozenset(self.sharing),
+            room=self.room(levels), parent_of=parent_of,
+            same_subtrees=same_subtrees,
+            unsuffixed_required=unsuffixed_required, traits_of=traits_of,
+            isolate=request.group_policy == search.ISOLATE,
+            nested_aware=request.nested_aware)
+
+
+# The provider summaries are written by the database, as the provider
+# list is (resource_providers.listing_document): each provider's JSON
+# text, with its inventories, usage and traits aggregated in it, so that
+# thousands of summaries build no row, tuple or dict a value in Python,
+# nor a string a value in PyMySQL. Uuids, class and trait names are
+# written between quotes as they are: each is checked on its way in
+# (uuids; CUSTOM_ and os-traits / os-resource-classes names of capital
+# letters, digits and underscores), none holds a character JSON escapes.
+
+def _capacity(dialect):
+    """int((total - reserved) * allocation_ratio), as Placement has it.
+
+    Placement computes it in Python, from the ratio its driver read.
+    MariaDB keeps the ratio as a FLOAT and sends it as its shortest
+    decimal text (0.7, not 0.699999988079071): the text is what is
+    multiplied, or a quarter of the capacities would differ by one.
+    """
+    ratio = INV.c.allocation_ratio
+    if dialect == 'mysql':
+        ratio = sa.cast(sa.cast(ratio, sa.String), sa.Double)
+    product = (INV.c.total - INV.c.reserved) * ratio
+    if dialect == 'sqlite':
+        # CAST to INTEGER truncates, as int() does: capacities are >= 0.
+        return sa.cast(product, sa.Integer)
+    return sa.cast(sa.func.floor(product), sa.BigInteger)
+
+
+def _joined(dialect, text, order_by):
+    """``text`` of the rows aggregated, ', ' between, in ``order_by``.
+
+    SQLite (3.40) takes no ORDER BY in group_concat; it aggregates in the
+    order of the index the correlated lookup uses, the same.
+    """
+    if dialect == 'sqlite':
+        return sa.func.group_concat(text, ', ')
+    return sa.func.aggregate_strings(text, ', ').aggregate_order_by(order_by)
+
+
+def _text(value):
+    return sa.cast(value, sa.String)
+
+
+_ROOT = RP.alias('summary_root')
+_PARENT = RP.alias('summary_parent')
+
+
+@functools.lru_cache(maxsize=64)
+def _summary_document(dialect, class_ids, with_traits, nested):
+    """The SQL expression of a provider's summary, ``"uuid": {...}``.
+
+    Built once for each form (``class_ids`` a frozenset, or None for
+    every class): building it costs more than running it compiled.
+    """
+    used = (sa.select(sa.func.coalesce(sa.func.sum(ALLOC.c.used), 0))
+            .where(ALLOC.c.resource_provider_id == INV.c.resource_provider_id,
+                   ALLOC.c.resource_class_id == INV.c.resource_class_id)
+            .scalar_subquery())
+    resource = (sa.literal('"') + RC.c.name + '": {"capacity": ' +
+                _text(_capacity(dialect)) + ', "used": ' + _text(used) + '}')
+    resources = (sa.select(_joined(dialect, resource,
+                                   INV.c.resource_class_id))
+                 .select_from(INV.join(RC, RC.c.id ==
+                                       INV.c.resource_class_id))
+                 .where(INV.c.resource_provider_id == RP.c.id))
+    if class_ids is not None:
+        resources = resources.where(
+            INV.c.resource_class_id.in_(sorted(class_ids)))
+    document = (sa.literal('"') + RP.c.uuid + '": {"resources": {' +
+                sa.func.coalesce(resources.scalar_subquery(), '') + '}')
+    if with_traits:
+        traits = (sa.select(_joined(dialect, '"' + TRAIT.c.name + '"',
+                                    RPT.c.trait_id))
+                  .select_from(RPT.join(TRAIT,
+                                        TRAIT.c.id == RPT.c.trait_id))
+                  .where(RPT.c.resource_provider_id == RP.c.id))
+        document = (document + ', "traits": [' +
+                    sa.func.coalesce(traits.scalar_subquery(), '') + ']')
+    if nested:
+        document = (document + ', "parent_provider_uuid": ' +
+                    sa.func.coalesce('"' + _PARENT.c.uuid + '"', 'null') +
+                    ', "root_provider_uuid": "' + _ROOT.c.uuid + '"')
+    return document + '}'
+
+
+def _summaries(context, roots, only, class_ids, with_traits, nested):
+    """The inside of the provider summaries' JSON object.
+
+    Every provider of the trees of ``roots``, or the providers ``only``
+    if given.
+    """
+    connection = context.session.connection()
+    dialect = connection.dialect.name
+    document = _summary_document(
+        dialect, None if class_ids is None else frozenset(class_ids),
+        with_traits, nested)
+    froms = (RP.join(_ROOT, _ROOT.c.id == RP.c.root_provider_id)
+             .outerjoin(_PARENT, _PARENT.c.id == RP.c.parent_provider_id))
+    if dialect == 'mysql':
+        rp_db._raise_group_concat_limit(connection)
+        # A row for up to LISTING_CHUNK providers: PyMySQL decodes each
+        # value of each row in Python.
+        chunk = sa.func.floor(RP.c.id / rp_db.LISTING_CHUNK)
+        query = (sa.select(sa.func.aggregate_strings(document, ', ')
+                           .aggregate_order_by(RP.c.id))
+                 .group_by(chunk).order_by(chunk))
+    else:
+        query = sa.select(document).order_by(RP.c.id)
+    query = query.select_from(froms)
+    ids, column = ((only, RP.c.id) if only is not None else
+                   (roots, RP.c.root_provider_id))
+    texts = []
+    for part in _chunks(ids):
+        texts.extend(context.session.execute(
+            query.where(column.in_(part))).scalars().all())
+    return ', '.join(texts)
+
+
+def _answer(context, space, candidates, uuid_of, summaries_text,
+            class_names):
+    """The Answer: classes named, every candidate provider's uuid."""
+    missing = {rp for candidate in candidates for rp in candidate
+               if rp not in uuid_of}
+    for chunk in _chunks(missing):
+        uuid_of.update(context.session.execute(
+            sa.select(RP.c.id, RP.c.uuid).where(RP.c.id.in_(chunk))).all())
+    levels = [(level.suffix, tuple((class_names[rc], amount)
+                                   for rc, amount in level.resources))
+              for level in space.levels]
+    return Answer(levels, candidates, uuid_of, summaries_text)
+
+
+def get_candidates(context, request, options=search.SearchOptions(),
+                   all_classes=True, with_traits=True):
+    """The Answer to ``request`` (a candidate_search.CandidateRequest).
+
+    :param options: the [placement] options of the search.
+    :param all_classes: summaries show every class of a provider (from
+        1.27), else only the classes the request names.
+    :param with_traits: summaries show traits (from 1.17).
+    :raises ResourceClassNotFound: an unknown class.
+    :raises TraitNotFound: unknown traits.
+    """
+    # The standard names are synchronised once, outside the read: inside
+    # it, on SQLite, they would be read again at every request.
+    resource_classes.ensure_standard(context)
+    trait_db.ensure_standard(context)
+    return _get_candidates(context, request, options, all_classes,
+                           with_traits)
+
+
+@common.reader
+def _get_candidates(context, request, options, all_classes, with_traits):
+    names = _Names(context, request)
+    try:
+        builder = _Builder(context, request, names)
+        space = builder.space()
+    except _Empty:
+        return Answer()
+    candidates = list(search.search(space, options, request.limit))
+    if not candidates:
+        return Answer()
+    # The providers the candidates allocate from.
+    allocating = {rp for candidate in candidates
+                  for level, rp in zip(space.levels, candidate)
+                  if level.resources}
+    # Below 1.29 the summaries are of those providers alone.
+    only = None if request.nested_aware else allocating
+    roots = {space.root_of[rp] for rp in allocating}
+    class_ids = None if all_classes else set(names.class_ids.values())
+    summaries = _summaries(context, roots, only, class_ids, with_traits,
+                           request.nested_aware)
+    class_names = {id_: name for name, id_ in names.class_ids.items()}
+    return _answer(context, space, candidates, builder.uuid_of, summaries,
+                   class_names)

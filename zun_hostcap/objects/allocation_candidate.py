@@ -1,0 +1,40 @@
+"""Allocation candidates: the answer to a scheduler's question.
+
+Not a versioned object: the answer is computed for one request and
+rendered at once, never stored or sent over RPC (as in Placement). The
+request's parts are plain frozen dataclasses of the search.
+"""
+
+import zun_hostcap.conf
+from zun_hostcap.db.sqlalchemy.placement import candidate_search
+from zun_hostcap.db.sqlalchemy.placement import candidates as candidate_db
+
+CONF = zun_hostcap.conf.CONF
+
+RequestGroup = candidate_search.RequestGroup
+CandidateRequest = candidate_search.CandidateRequest
+
+
+class AllocationCandidates(object):
+
+    @staticmethod
+    def search_options():
+        """The [placement] options of the search, as set now."""
+        return candidate_search.SearchOptions(
+            randomize=CONF.placement.randomize_allocation_candidates,
+            max_candidates=CONF.placement.max_allocation_candidates,
+            strategy=(CONF.placement.
+                      allocation_candidates_generation_strategy))
+
+    @classmethod
+    def get_by_request(cls, context, request, all_classes=True,
+                       with_traits=True):
+        """The candidates and provider summaries of ``request``.
+
+        :returns: a candidates.Answer.
+        :raises ResourceClassNotFound: an unknown class.
+        :raises TraitNotFound: unknown traits.
+        """
+        return candidate_db.get_candidates(
+            context, request, cls.search_options(), all_classes=all_classes,
+            with_traits=with_traits)

@@ -1,0 +1,315 @@
+"""Allocation candidates from the database: what each group may use.
+
+``CandidateTests`` run here on SQLite and, in the functional tests, on
+MariaDB and PostgreSQL.
+"""
+
+from oslo_utils import uuidutils
+import sqlalchemy as sa
+
+from zun_hostcap.common import exception
+from zun_hostcap.db.sqlalchemy.placement import aggregates as agg_db
+from zun_hostcap.db.sqlalchemy.placement import allocations as alloc_db
+from zun_hostcap.db.sqlalchemy.placement import candidate_search as cs
+from zun_hostcap.db.sqlalchemy.placement import candidates as cand_db
+from zun_hostcap.db.sqlalchemy.placement import inventories as inv_db
+from zun_hostcap.db.sqlalchemy.placement import resource_providers as rp_db
+from zun_hostcap.db.sqlalchemy.placement import traits as trait_db
+from zun_hostcap.tests import base
+from zun_hostcap.tests import fixtures
+
+AGG1 = '11111111-1111-4111-8111-111111111111'
+AGG2 = '22222222-2222-4222-8222-222222222222'
+
+
+def group(suffix='', required=(), forbidden=(), member_of=(),
+          forbidden_aggs=(), in_tree=None, **resources):
+    return cs.RequestGroup(
+        suffix=suffix, resources=tuple(resources.items()),
+        required_traits=tuple(frozenset([name]) for name in required),
+        forbidden_traits=frozenset(forbidden),
+        member_of=tuple(frozenset(aggs) for aggs in member_of),
+        forbidden_aggs=frozenset(forbidden_aggs), in_tree=in_tree)
+
+
+class CandidateTests(object):
+    """Needs ``self.context`` on a migrated, empty database."""
+
+    def provider(self, name, parent=None, traits=(), aggregates=(),
+                 **inventory):
+        uuid = uuidutils.generate_uuid()
+        rp_db.create(self.context, uuid, name,
+                     parent and self.uuids[parent])
+        self.uuids[name] = uuid
+        self.names[uuid] = name
+        if inventory:
+            inv_db.replace_all(self.context, uuid, 0, {
+                rc: dict(value) if isinstance(value, dict) else
+                {'total': value} for rc, value in inventory.items()})
+        if traits:
+            trait_db.set_for_provider(self.context, uuid, list(traits))
+        if aggregates:
+            agg_db.set_for_provider(self.context, uuid, list(aggregates))
+        return uuid
+
+    def allocate(self, name, **resources):
+        alloc_db.replace_all(self.context, {uuidutils.generate_uuid(): {
+            'allocations': {self.uuids[name]: resources},
+            'project_id': 'p', 'user_id': 'u',
+            'consumer_generation': None, 'consumer_type': None}})
+
+    def setUp(self):
+        super().setUp()
+        self.uuids = {}
+        self.names = {}
+
+    def answer(self, *groups, **request):
+        return cand_db.get_candidates(
+            self.context, cs.CandidateRequest(groups=groups, **request),
+            cs.SearchOptions(**request.pop('options', {})))
+
+    def candidates(self, *groups, **request):
+        """Each candidate as {provider name: {class: amount}}."""
+        answer = self.answer(*groups, **request)
+        return sorted(
+            sorted((self.names[uuid], sorted(resources.items()))
+                   for uuid, resources in allocations.items())
+            for allocations, _mappings in answer.allocation_requests())
+
+    def test_flat_and_summaries(self):
+        self.provider('cn1', VCPU=4, MEMORY_MB={'total': 2048,
+                                                'reserved': 512},
+                      traits=['HW_CPU_X86_AVX2'])
+        self.provider('cn2', VCPU={'total': 4, 'allocation_ratio': 2.0})
+        self.allocate('cn2', VCPU=5)
+        # cn2: (4 - 0) * 2.0 = 8, 5 used.
+        self.assertEqual([[('cn1', [('VCPU', 3)])], [('cn2', [('VCPU', 3)])]],
+                         self.candidates(group(VCPU=3)))
+        self.assertEqual([[('cn1', [('VCPU', 4)])]],
+                         self.candidates(group(VCPU=4)))
+        answer = self.answer(group(VCPU=1))
+        summary = answer.provider_summaries[self.uuids['cn1']]
+        self.assertEqual({'VCPU': {'capacity': 4, 'used': 0},
+                          'MEMORY_MB': {'capacity': 1536, 'used': 0}},
+                         summary['resources'])
+        self.assertEqual(['HW_CPU_X86_AVX2'], summary['traits'])
+        self.assertIsNone(summary['parent_provider_uuid'])
+        self.assertEqual(self.uuids['cn1'], summary['root_provider_uuid'])
+        self.assertEqual(
+            {'VCPU': {'capacity': 8, 'used': 5}},
+            answer.provider_summaries[self.uuids['cn2']]['resources'])
+        # Below 1.27, the requested classes only.
+        answer = cand_db.get_candidates(
+            self.context, cs.CandidateRequest(groups=(group(VCPU=1),)),
+            all_classes=False)
+        self.assertEqual(
+            {'VCPU': {'capacity': 4, 'used': 0}},
+            answer.provider_summaries[self.uuids['cn1']]['resources'])
+
+    def test_unknown_names(self):
+        self.provider('cn1', VCPU=4)
+        self.assertRaises(exception.ResourceClassNotFound, self.answer,
+                          group(CUSTOM_NOPE=1))
+        exc = self.assertRaises(exception.TraitNotFound, self.answer,
+                                group(VCPU=1, required=['CUSTOM_NOPE']),
+                                group('1', forbidden=['CUSTOM_NADA'],
+                                      VCPU=1))
+        self.assertIn('CUSTOM_NADA, CUSTOM_NOPE', str(exc))
+        # An unknown aggregate or in_tree provider matches nothing.
+        self.assertEqual([], self.candidates(group(VCPU=1,
+                                                   member_of=[[AGG1]])))
+        self.assertEqual([], self.candidates(
+            group(VCPU=1, in_tree=uuidutils.generate_uuid())))
+
+    def nested(self):
+        self.provider('cn', DISK_GB=100, traits=['STORAGE_DISK_SSD'])
+        self.provider('numa0', 'cn', VCPU=4, MEMORY_MB=1024,
+                      traits=['HW_NUMA_ROOT'])
+        self.provider('numa1', 'cn', VCPU=4, MEMORY_MB=1024,
+                      traits=['HW_NUMA_ROOT', 'HW_CPU_X86_AVX2'])
+        self.provider('fpga1', 'numa1', FPGA=1)
+
+    def test_unsuffixed_spreads_across_the_tree(self):
+        self.nested()
+        found = self.candidates(group(VCPU=1, DISK_GB=10))
+        self.assertEqual([
+            [('cn', [('DISK_GB', 10)]), ('numa0', [('VCPU', 1)])],
+            [('cn', [('DISK_GB', 10)]), ('numa1', [('VCPU', 1)])]], found)
+        # Each class from one provider; several classes from one.
+        found = self.candidates(group(VCPU=1, MEMORY_MB=512))
+        self.assertEqual(4, len(found))
+        self.assertIn([('numa0', [('MEMORY_MB', 512), ('VCPU', 1)])],
+                      found)
+        # Required traits by the providers together.
+        self.assertEqual(
+            [[('cn', [('DISK_GB', 10)]), ('numa1', [('VCPU', 1)])]],
+            self.candidates(group(VCPU=1, DISK_GB=10,
+                                  required=['STORAGE_DISK_SSD',
+                                            'HW_CPU_X86_AVX2'])))
+        # Forbidden traits by none of them.
+        self.assertEqual(
+            [[('cn', [('DISK_GB', 10)]), ('numa0', [('VCPU', 1)])]],
+            self.candidates(group(VCPU=1, DISK_GB=10,
+                                  forbidden=['HW_CPU_X86_AVX2'])))
+        # The summaries are of the whole tree.
+        answer = self.answer(group(FPGA=1))
+        self.assertEqual({'cn', 'numa0', 'numa1', 'fpga1'},
+                         {self.names[u] for u in answer.provider_summaries})
+        fpga = answer.provider_summaries[self.uuids['fpga1']]
+        self.assertEqual(self.uuids['numa1'], fpga['parent_provider_uuid'])
+        self.assertEqual(self.uuids['cn'], fpga['root_provider_uuid'])
+
+    def test_below_1_29_one_provider_a_tree(self):
+        self.nested()
+        self.assertEqual([], self.candidates(group(VCPU=1, DISK_GB=10),
+                                             nested_aware=False))
+        answer = self.answer(group(VCPU=1, MEMORY_MB=1), nested_aware=False)
+        self.assertEqual({'numa0', 'numa1'},
+                         {self.names[u] for u in answer.provider_summaries})
+
+    def test_granular_groups(self):
+        self.nested()
+        request = (group(DISK_GB=10),
+                   group('_A', VCPU=1, required=['HW_NUMA_ROOT']),
+                   group('_B', VCPU=1))
+        found = self.candidates(*request, group_policy='none')
+        # _B may share _A's NUMA node: 2 x 2.
+        self.assertEqual(4, len(found))
+        self.assertIn([('cn', [('DISK_GB', 10)]),
+                       ('numa0', [('VCPU', 2)])], found)
+        found = self.candidates(*request, group_policy='isolate')
+        self.assertEqual(2, len(found))
+        # same_subtree: the FPGA below the NUMA node of _A.
+        found = self.candidates(
+            group('_A', VCPU=1), group('_F', FPGA=1), group_policy='none',
+            same_subtrees=(frozenset(['_A', '_F']),))
+        self.assertEqual([[('fpga1', [('FPGA', 1)]),
+                           ('numa1', [('VCPU', 1)])]], found)
+        answer = self.answer(group('_A', VCPU=1), group('_F', FPGA=1),
+                             group_policy='none',
+                             same_subtrees=(frozenset(['_A', '_F']),))
+        self.assertEqual([{'_A': [self.uuids['numa1']],
+                           '_F': [self.uuids['fpga1']]}],
+                         [m for _a, m in answer.allocation_requests()])
+
+    def test_capacity_is_shared_by_the_groups(self):
+        self.provider('cn', VCPU={'total': 4, 'max_unit': 3})
+        self.assertEqual(
+            [[('cn', [('VCPU', 3)])]],
+            self.candidates(group(VCPU=2), group('1', VCPU=1)))
+        # max_unit holds for what the groups take together.
+        self.assertEqual(
+            [], self.candidates(group(VCPU=2), group('1', VCPU=2)))
+
+    def test_resourceless_groups(self):
+        self.nested()
+        # Any provider without the trait, in the same subtree.
+        found = self.answer(
+            group('_A', VCPU=1), group('_R', forbidden=['HW_CPU_X86_AVX2']),
+            group_policy='none', same_subtrees=(frozenset(['_A', '_R']),))
+        self.assertEqual(
+            sorted([('numa0', 'cn'), ('numa0', 'numa0'), ('numa1', 'cn'),
+                    ('numa1', 'fpga1')]),
+            sorted((self.names[m['_A'][0]], self.names[m['_R'][0]])
+                   for _a, m in found.allocation_requests()))
+        self.provider('other', VCPU=4, traits=['HW_NUMA_ROOT'])
+        found = self.answer(
+            group('_A', VCPU=1),
+            group('_R', required=['HW_NUMA_ROOT'],
+                  in_tree=self.uuids['cn']),
+            group_policy='none', same_subtrees=(frozenset(['_A', '_R']),))
+        self.assertEqual(
+            sorted([('numa0', 'numa0'), ('numa1', 'numa1')]),
+            sorted((self.names[m['_A'][0]], self.names[m['_R'][0]])
+                   for _a, m in found.allocation_requests()))
+
+    def test_member_of(self):
+        self.provider('cn1', aggregates=[AGG1])
+        self.provider('numa1', 'cn1', VCPU=4)
+        self.provider('cn2', VCPU=4, aggregates=[AGG2])
+        # Unsuffixed: the provider or its tree's root is in it.
+        self.assertEqual([[('numa1', [('VCPU', 1)])]], self.candidates(
+            group(VCPU=1, member_of=[[AGG1]])))
+        self.assertEqual(2, len(self.candidates(
+            group(VCPU=1, member_of=[[AGG1, AGG2]]))))
+        self.assertEqual([[('cn2', [('VCPU', 1)])]], self.candidates(
+            group(VCPU=1, forbidden_aggs=[AGG1])))
+        # Granular: the provider itself.
+        self.assertEqual([], self.candidates(
+            group('1', VCPU=1, member_of=[[AGG1]])))
+        self.assertEqual([[('cn2', [('VCPU', 1)])]], self.candidates(
+            group('1', VCPU=1, member_of=[[AGG2]])))
+
+    def sharing(self):
+        self.provider('cn1', VCPU=4, aggregates=[AGG1])
+        self.provider('cn2', VCPU=4, aggregates=[AGG1])
+        self.provider('cn3', VCPU=4, DISK_GB=10)
+        self.provider('ss', DISK_GB=1000, aggregates=[AGG1],
+                      traits=['MISC_SHARES_VIA_AGGREGATE'])
+
+    def test_sharing_providers(self):
+        self.sharing()
+        found = self.candidates(group(VCPU=1, DISK_GB=10))
+        self.assertEqual([
+            [('cn1', [('VCPU', 1)]), ('ss', [('DISK_GB', 10)])],
+            [('cn2', [('VCPU', 1)]), ('ss', [('DISK_GB', 10)])],
+            [('cn3', [('DISK_GB', 10), ('VCPU', 1)])]], found)
+        # The pool alone, once, whatever tree it is anchored to.
+        self.assertEqual([[('cn3', [('DISK_GB', 10)])],
+                          [('ss', [('DISK_GB', 10)])]],
+                         self.candidates(group(DISK_GB=10)))
+        answer = self.answer(group(VCPU=1, DISK_GB=10), limit=1)
+        self.assertEqual({'cn1', 'ss'},
+                         {self.names[u] for u in answer.provider_summaries})
+        # A granular group may be served by the pool of the tree.
+        found = self.candidates(group(VCPU=1), group('1', DISK_GB=10))
+        self.assertEqual(3, len(found))
+        # Not within in_tree.
+        self.assertEqual([], self.candidates(
+            group(VCPU=1, DISK_GB=10, in_tree=self.uuids['cn1'])))
+        # root_required is met by the anchor: the compute, not the pool.
+        trait_db.set_for_provider(self.context, self.uuids['cn2'],
+                                  ['COMPUTE_VOLUME_MULTI_ATTACH'])
+        self.assertEqual(
+            [[('cn2', [('VCPU', 1)]), ('ss', [('DISK_GB', 10)])]],
+            self.candidates(group(VCPU=1, DISK_GB=10),
+                            root_required=frozenset(
+                                ['COMPUTE_VOLUME_MULTI_ATTACH'])))
+        self.assertEqual(2, len(self.candidates(
+            group(VCPU=1, DISK_GB=10),
+            root_forbidden=frozenset(['COMPUTE_VOLUME_MULTI_ATTACH']))))
+
+    def test_statements_do_not_grow_with_providers(self):
+        statements = []
+
+        def count(conn, cursor, statement, *args):
+            statements.append(statement)
+        engine = self.database.engine
+        sa.event.listen(engine, 'before_cursor_execute', count)
+        self.addCleanup(sa.event.remove, engine, 'before_cursor_execute',
+                        count)
+        request = (group(DISK_GB=10, member_of=[[AGG1]]),
+                   group('_A', VCPU=1), group('_F', FPGA=1))
+        counts = []
+        for n in range(3):
+            for index in range(1 + 10 * n):
+                prefix = 'n%d-%d' % (n, index)
+                self.provider(prefix, DISK_GB=100, aggregates=[AGG1])
+                self.provider(prefix + 'numa', prefix, VCPU=4)
+                self.provider(prefix + 'fpga', prefix + 'numa', FPGA=1)
+            self.answer(*request, group_policy='none',
+                        same_subtrees=(frozenset(['_A', '_F']),))
+            del statements[:]
+            answer = self.answer(*request, group_policy='none',
+                                 same_subtrees=(frozenset(['_A', '_F']),))
+            self.assertEqual(sum(1 + 10 * i for i in range(n + 1)),
+                             len(answer.candidates))
+            counts.append(len(statements))
+        self.assertEqual(1, len(set(counts)), counts)
+
+
+class CandidatesTestCase(CandidateTests, base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.database = self.useFixture(fixtures.Database())
