@@ -124,7 +124,7 @@ function create_zun_hostcap_conf {
     # The compute service reports its host and containers to the cloud's
     # Placement, found in the catalog, as the zun-hostcap service user
     # (Placement's defaults let its service role write providers and
-    # allocations).
+    # allocations, and reshape them for [compute] numa_providers).
     if is_service_enabled zun-hostcap-compute && is_service_enabled placement; then
         iniset "$ZUN_HOSTCAP_CONF" placement auth_type password
         iniset "$ZUN_HOSTCAP_CONF" placement auth_url "$KEYSTONE_SERVICE_URI"
@@ -135,6 +135,8 @@ function create_zun_hostcap_conf {
         iniset "$ZUN_HOSTCAP_CONF" placement project_domain_name "$SERVICE_DOMAIN_NAME"
         iniset "$ZUN_HOSTCAP_CONF" placement region_name "$REGION_NAME"
     fi
+    iniset "$ZUN_HOSTCAP_CONF" compute numa_providers \
+        "$ZUN_HOSTCAP_NUMA_PROVIDERS"
 
     setup_logging "$ZUN_HOSTCAP_CONF"
 }

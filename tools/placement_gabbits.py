@@ -11,10 +11,9 @@ The files name their fixtures (``APIFixture``, ``AllocationFixture``,
 ``$ENVIRON`` values and build the same providers, inventories, traits,
 aggregates and allocations, through our API.
 
-What is out of scope is skipped: whole files (allocation candidates,
-reshaper, granular and same-subtree requests, files built on them) and,
-in the other files, each request to /allocation_candidates or /reshaper
-and the requests that use its response.
+What is out of scope is skipped (nothing is, today): whole files
+(``SKIPPED_FILES``) and, in the other files, each request to a path of
+``SKIPPED_PATHS`` and the requests that use its response.
 
 Usage (with the Python of the py3 tox environment)::
 
@@ -63,17 +62,13 @@ CONF = zun_hostcap.conf.CONF
 
 # Files left out whole: features out of scope, or files whose every test
 # builds on one.
-SKIPPED_FILES = (
-    'reshaper*',
-)
+SKIPPED_FILES = ()
 
 # Requests left out inside the other files.
-SKIPPED_PATHS = ('/reshaper',)
+SKIPPED_PATHS = ()
 
 # Tests that read what a skipped request wrote, without naming it.
-SKIPPED_TESTS = {
-    'consumer-types-1.38': ('confirm reshaped allocations',),
-}
+SKIPPED_TESTS = {}
 
 # The version of the requests that build fixture data; allocations are
 # written at 1.28, as Placement's fixtures write them: no consumer type.

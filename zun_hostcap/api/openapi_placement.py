@@ -74,6 +74,7 @@ REQUEST_SCHEMAS = (
     ('SetProviderTraitsRequest', 'traits', 'PUT_PROVIDER_TRAITS'),
     ('SetAllocationsRequest', 'allocations', 'PUT_ALLOCATIONS'),
     ('ManageAllocationsRequest', 'allocations', 'POST_ALLOCATIONS'),
+    ('ReshapeRequest', 'reshaper', 'POST_RESHAPER'),
 )
 
 # Query schemas: operation id, module, constant.
@@ -106,9 +107,10 @@ ERROR_RESPONSES = (
     ('PlacementConflict', 409,
      'The generation is not the current one '
      '(placement.concurrent_update), a name is taken '
-     '(placement.duplicate_name), or what is to be removed is in use '
+     '(placement.duplicate_name), what is to be removed is in use '
      '(placement.inventory.inuse, placement.resource_provider.inuse, '
-     'placement.resource_provider.cannot_delete_parent).'),
+     'placement.resource_provider.cannot_delete_parent), or allocations '
+     'do not fit.'),
     ('PlacementUnsupportedMediaType', 415,
      'A body that is not application/json.'),
     ('PlacementServiceUnavailable', 503,
@@ -167,6 +169,9 @@ TAGS = (
      'description': 'Placement: traits, and those of a provider.'},
     {'name': 'allocations',
      'description': 'Placement: what consumers use of providers.'},
+    {'name': 'reshaper',
+     'description': 'Placement: inventories and allocations moved '
+                    'together.'},
 )
 
 
@@ -408,7 +413,8 @@ def _body(component, required=True):
 _MINIMUMS = ((1, 0), microversion.AGGREGATES,
              microversion.RESOURCE_CLASSES,
              microversion.DELETE_ALL_INVENTORIES, microversion.TRAITS,
-             microversion.USAGES, microversion.POST_ALLOCATIONS)
+             microversion.USAGES, microversion.POST_ALLOCATIONS,
+             microversion.RESHAPER)
 
 
 def _link(operation_id, description, **parameters):
@@ -741,6 +747,19 @@ def _operations():
                 'deleteAllocations', 'Remove the allocations of a consumer',
                 'allocations', v1_0,
                 [(204, _ok('Removed.'))], found, ('consumer_uuid',)),
+        },
+        PREFIX + '/reshaper': {
+            'post': _Operation(
+                'reshape',
+                'Replace inventories and allocations in one transaction',
+                'reshaper', microversion.RESHAPER,
+                [(204, _ok('Done; nothing is changed when any part is '
+                           'refused.'))],
+                written, body='ReshapeRequest',
+                description='The body of the newest microversion; '
+                            '1.30-1.33 take allocations without mappings, '
+                            '1.30-1.37 without consumer_type. Only a '
+                            'service may reshape by default.'),
         },
         PREFIX + '/traits': {
             'get': _Operation(

@@ -211,6 +211,16 @@ class ConsumerConcurrentUpdate(ConcurrentUpdateDetected):
                'got %(actual)s for consumer %(uuid)s')
 
 
+class ProviderGenerationConflict(ConcurrentUpdateDetected):
+    """A writer named a generation the provider no longer has.
+
+    Unlike ResourceProviderConcurrentUpdate, never tried again: the
+    generation came from the client.
+    """
+    msg_fmt = ('resource provider generation conflict for provider '
+               '%(uuid)s: actual: %(actual)s, given: %(given)s')
+
+
 class ResourceClassNotFound(PlacementNotFound):
     msg_fmt = 'No such resource class %(name)s.'
 

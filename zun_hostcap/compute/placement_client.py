@@ -34,8 +34,17 @@ MIN_VERSION = (1, 28)
 # The newest it asks for when the service has it: no field of a later
 # one is needed.
 WANTED_VERSION = (1, 36)
+# What POST /reshaper needs ([compute] numa_providers).
+RESHAPER_VERSION = (1, 30)
 # Writes tried again after a generation conflict.
 RETRIES = 4
+
+# Without keystone ([placement] auth_type = admin_token, a Placement with
+# noauth2), the roles keystone would give a compute's service user, sent
+# with the requests only a service may make (POST /reshaper). A
+# Placement behind keystonemiddleware takes no role from the client.
+NOAUTH_AUTH_TYPE = 'admin_token'
+NOAUTH_SERVICE_ROLES = 'admin,service'
 
 CONCURRENT_UPDATE = 'placement.concurrent_update'
 
@@ -71,15 +80,15 @@ def _detail(resp):
 def _with_retries(method):
     """Run a provider write again after a generation conflict.
 
-    The wrapped method raises ``_Conflict`` when its provider moved
-    on; the provider is read again before the next try.
+    The wrapped method raises ``GenerationConflict`` when its provider
+    moved on; the provider is read again before the next try.
     """
     @functools.wraps(method)
     def wrapper(self, uuid, *args, **kwargs):
         for _attempt in range(RETRIES):
             try:
                 return method(self, uuid, *args, **kwargs)
-            except _Conflict:
+            except GenerationConflict:
                 LOG.debug('Resource provider %s changed meanwhile; '
                           'reading it again', uuid)
                 if self.read_provider(uuid) is None:
@@ -126,10 +135,11 @@ class ReportClient(object):
                 'the %s endpoint of the catalog' % (
                     CONF.placement.service_type))
 
-    def _send(self, method, path, body=None, version=None):
+    def _send(self, method, path, body=None, version=None, headers=None):
         """The response of one request; 5xx and no answer raise."""
         kwargs = {'raise_exc': False,
-                  'headers': {'Accept': 'application/json'}}
+                  'headers': dict(headers or {},
+                                  Accept='application/json')}
         if version is not None:
             kwargs['microversion'] = _version_text(version)
             kwargs['microversion_service_type'] = (
@@ -150,11 +160,24 @@ class ReportClient(object):
                     method, path, resp.status_code, _detail(resp)))
         return resp
 
-    def _request(self, method, path, body=None):
+    def _request(self, method, path, body=None, headers=None):
         """The response of a request at the negotiated microversion."""
         if self.version is None:
             self.version = self._negotiate()
-        return self._send(method, path, body, self.version)
+        return self._send(method, path, body, self.version, headers)
+
+    def require_version(self, needed, what):
+        """Fail unless the negotiated microversion is ``needed`` or later.
+
+        :param what: what needs it, for the message.
+        :raises PlacementServiceTooOld: naming the service's newest.
+        """
+        if self.version is None:
+            self.version = self._negotiate()
+        if self.version < needed:
+            raise exception.PlacementServiceTooOld(
+                url=self._where(), newest=_version_text(self.version),
+                needed='%s (%s)' % (_version_text(needed), what))
 
     def _negotiate(self):
         resp = self._send('GET', '/')
@@ -185,11 +208,12 @@ class ReportClient(object):
     def _put_provider(self, path, body):
         """The JSON answer of a PUT that carries a provider's generation.
 
-        :raises _Conflict: the provider moved on (see ``_with_retries``).
+        :raises GenerationConflict: the provider moved on (see
+            ``_with_retries``).
         """
         resp = self._request('PUT', path, body)
         if resp.status_code == 409 and _error_code(resp) == CONCURRENT_UPDATE:
-            raise _Conflict()
+            raise GenerationConflict()
         if resp.status_code != 200:
             raise self._failed('PUT', path, resp)
         return resp.json()
@@ -252,16 +276,19 @@ class ReportClient(object):
             state = self.read_provider(uuid)
         return state
 
-    def ensure_provider(self, uuid, name):
+    def ensure_provider(self, uuid, name, parent_uuid=None):
         """Make the provider ``uuid`` named ``name`` if it is missing.
 
+        :param parent_uuid: the provider it is made a child of.
         :returns: its generation.
         """
         state = self._state(uuid)
         if state is not None:
             return state['generation']
-        resp = self._request('POST', '/resource_providers',
-                             {'uuid': uuid, 'name': name})
+        body = {'uuid': uuid, 'name': name}
+        if parent_uuid is not None:
+            body['parent_provider_uuid'] = parent_uuid
+        resp = self._request('POST', '/resource_providers', body)
         if resp.status_code == 409:
             # Made meanwhile (by an earlier run that lost its answer), or
             # the name is another provider's.
@@ -294,6 +321,39 @@ class ReportClient(object):
             'inventories': inventories})
         self._remember(uuid, doc['resource_provider_generation'],
                        doc['inventories'], state['traits'])
+        return True
+
+    def get_inventories(self, uuid):
+        """The provider's inventories as the client knows them, or None.
+
+        None when there is no such provider; read when not known or old.
+        """
+        state = self._state(uuid)
+        return None if state is None else dict(state['inventories'])
+
+    def provider_tree(self, root_uuid):
+        """{uuid: {'name', 'parent_provider_uuid'}} of a provider's tree.
+
+        The root too; {} if there is no such root.
+        """
+        doc = self._get('/resource_providers?in_tree=%s' % root_uuid)
+        return {rp['uuid']: {'name': rp['name'],
+                             'parent_provider_uuid':
+                                 rp.get('parent_provider_uuid')}
+                for rp in doc['resource_providers']}
+
+    def delete_provider(self, uuid):
+        """Delete a provider; one already gone is fine.
+
+        :returns: whether there was one.
+        """
+        path = '/resource_providers/%s' % uuid
+        resp = self._request('DELETE', path)
+        self._providers.pop(uuid, None)
+        if resp.status_code == 404:
+            return False
+        if resp.status_code != 204:
+            raise self._failed('DELETE', path, resp)
         return True
 
     def get_traits(self, uuid):
@@ -347,12 +407,63 @@ class ReportClient(object):
 
     # Allocations
 
+    def get_consumer(self, consumer_uuid):
+        """A consumer's allocations and what a write of them needs.
+
+        :returns: {'generation', 'project_id', 'user_id', 'allocations':
+            {provider uuid: {class: amount}}}; a consumer without
+            allocations has generation None and no project or user.
+        """
+        doc = self._get('/allocations/%s' % consumer_uuid)
+        return {'generation': doc.get('consumer_generation'),
+                'project_id': doc.get('project_id'),
+                'user_id': doc.get('user_id'),
+                'allocations': {rp: alloc['resources'] for rp, alloc in
+                                doc.get('allocations', {}).items()}}
+
+    def reshape(self, inventories, allocations):
+        """POST /reshaper: inventories and allocations in one write.
+
+        :param inventories: {provider uuid: (generation, {class:
+            {field: value}})}, each provider's whole inventory after it.
+        :param allocations: {consumer uuid: (generation, project_id,
+            user_id, {provider uuid: {class: amount}})}.
+        :raises GenerationConflict: a provider or consumer moved on since
+            it was read (409 placement.concurrent_update).
+        :raises PlacementServiceTooOld: before microversion 1.30.
+        :raises PlacementRequestFailed: any other refusal.
+        """
+        self.require_version(RESHAPER_VERSION, 'POST /reshaper')
+        body = {
+            'inventories': {
+                uuid: {'resource_provider_generation': generation,
+                       'inventories': inventory}
+                for uuid, (generation, inventory) in inventories.items()},
+            'allocations': {
+                consumer: {'allocations': {rp: {'resources': resources}
+                                           for rp, resources in
+                                           held.items()},
+                           'project_id': project_id, 'user_id': user_id,
+                           'consumer_generation': generation}
+                for consumer, (generation, project_id, user_id, held)
+                in allocations.items()},
+        }
+        headers = None
+        if CONF.placement.auth_type == NOAUTH_AUTH_TYPE:
+            headers = {'X-Roles': NOAUTH_SERVICE_ROLES}
+        resp = self._request('POST', '/reshaper', body, headers)
+        if resp.status_code == 409 and _error_code(resp) == CONCURRENT_UPDATE:
+            raise GenerationConflict()
+        if resp.status_code != 204:
+            raise self._failed('POST', '/reshaper', resp)
+        # Their generations moved: what the next writes need.
+        for uuid in inventories:
+            self.read_provider(uuid)
+
     def get_allocations(self, consumer_uuid):
         """(consumer generation or None, {provider uuid: {class: n}})."""
-        doc = self._get('/allocations/%s' % consumer_uuid)
-        return doc.get('consumer_generation'), {
-            rp: alloc['resources']
-            for rp, alloc in doc.get('allocations', {}).items()}
+        consumer = self.get_consumer(consumer_uuid)
+        return consumer['generation'], consumer['allocations']
 
     def put_allocations(self, consumer_uuid, allocations, project_id,
                         user_id):
@@ -395,6 +506,11 @@ class ReportClient(object):
             raise self._failed('DELETE', path, resp)
         return True
 
+    def provider_usages(self, uuid):
+        """{resource class: used} of a provider."""
+        return dict(self._get('/resource_providers/%s/usages' %
+                              uuid)['usages'])
+
     def provider_allocations(self, uuid):
         """{consumer uuid: {resource class: amount}} held on a provider."""
         doc = self._get('/resource_providers/%s/allocations' % uuid)
@@ -402,8 +518,8 @@ class ReportClient(object):
                 doc.get('allocations', {}).items()}
 
 
-class _Conflict(Exception):
-    """A provider write lost to another writer's generation."""
+class GenerationConflict(Exception):
+    """A write lost to another writer's provider or consumer generation."""
 
 
 # The fields of an inventory and the value Placement gives one left out.

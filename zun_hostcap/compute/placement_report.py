@@ -12,9 +12,10 @@ is a consumer whose allocation on it is its claim. Every run:
    those of containers that are missing or differ from their claim, and
    delete those of consumers that are no container of this host.
 
-An idle host costs one GET a run. Nothing here keeps state between runs
-but the client's memory of the provider: a run that failed half-way
-(Placement down) is made whole by the next one.
+An idle host costs one GET a run (one more for each NUMA node with
+``[compute] numa_providers``, see ``numa_providers``). Nothing here keeps
+state between runs but the client's memory of the providers: a run that
+failed half-way (Placement down) is made whole by the next one.
 """
 
 import collections
@@ -24,6 +25,7 @@ import uuid
 import os_traits
 from oslo_log import log as logging
 
+from zun_hostcap.compute import numa_providers
 import zun_hostcap.conf
 
 CONF = zun_hostcap.conf.CONF
@@ -104,12 +106,19 @@ def shared_disk_provider():
     return str(uuid.UUID(value)) if value else None
 
 
-def split_claim(claim, host, pool):
-    """{provider: {class: amount}} of a claim: its disk on ``pool``."""
+def split_claim(claim, host, pool, numa=None):
+    """{provider: {class: amount}} of a claim: its disk on ``pool``.
+
+    :param numa: where its VCPU and MEMORY_MB go, {NUMA provider:
+        amounts} (``numa_providers``); None: on ``host``.
+    """
     allocations = {host: {rc: n for rc, n in claim.items()
-                          if pool is None or rc != 'DISK_GB'}}
+                          if (pool is None or rc != 'DISK_GB') and
+                          (numa is None or
+                           rc not in numa_providers.NUMA_CLASSES)}}
     if pool is not None and claim.get('DISK_GB'):
         allocations[pool] = {'DISK_GB': claim['DISK_GB']}
+    allocations.update(numa or {})
     return {rp: amounts for rp, amounts in allocations.items() if amounts}
 
 
@@ -120,6 +129,8 @@ class Reporter(object):
         self.client = client
         # The shared disk provider checked (once: it costs three GETs).
         self._checked_pool = None
+        # The host's provider and its NUMA providers.
+        self.tree = numa_providers.ProviderTree(client)
 
     def report(self, node, containers, cpu_flags=None, claimed=None):
         """Bring Placement in line with ``node`` and ``containers``.
@@ -134,7 +145,7 @@ class Reporter(object):
         inventories = inventory_of(node)
         self.client.ensure_resource_classes(
             rc for rc in inventories if rc.startswith('CUSTOM_'))
-        self.client.set_inventory(provider, inventories)
+        self.tree.set_inventories(node, inventories)
         if cpu_flags is not None:
             self.client.set_traits(
                 provider, cpu_traits(node.architecture, cpu_flags),
@@ -149,13 +160,16 @@ class Reporter(object):
               user_id):
         """Allocate ``resources`` on ``provider`` for a container to come.
 
-        Its disk goes to the shared disk provider, as the audit puts it.
+        Its disk goes to the shared disk provider, as the audit puts it;
+        its VCPU and MEMORY_MB to a NUMA provider with room, if the host
+        has them (``numa_providers``).
 
         :raises PlacementRequestFailed: no room (Placement's reason).
         """
-        self.client.put_allocations(
-            consumer_uuid,
-            split_claim(resources, provider, shared_disk_provider()),
+        pool = shared_disk_provider()
+        self.tree.put_claim(
+            consumer_uuid, resources,
+            lambda numa: split_claim(resources, provider, pool, numa),
             project_id or UNKNOWN_OWNER, user_id or UNKNOWN_OWNER)
 
     def _check_pool(self, provider, pool):
@@ -190,8 +204,16 @@ class Reporter(object):
             meanwhile is among them.
         :returns: (written, deleted) consumer uuids.
         """
-        held = {consumer: {provider: amounts} for consumer, amounts in
-                self.client.provider_allocations(provider).items()}
+        host = [provider] + [child.uuid for child in self.tree.children]
+        held = {}
+        for rp in host:
+            for consumer, amounts in self.client.provider_allocations(
+                    rp).items():
+                held.setdefault(consumer, {})[rp] = amounts
+        placer = self.tree.placer(held)
+        numa = placer.place_all({container.uuid: container.claim
+                                 for container in containers}) if placer \
+            else {}
         if pool is not None:
             for consumer, amounts in self.client.provider_allocations(
                     pool).items():
@@ -200,7 +222,8 @@ class Reporter(object):
         written, deleted = [], []
         for container in containers:
             claim = container.claim
-            wanted = split_claim(claim, provider, pool)
+            wanted = split_claim(claim, provider, pool,
+                                 numa.get(container.uuid) if placer else None)
             if held.get(container.uuid, {}) == wanted:
                 continue
             if not claim:
@@ -222,7 +245,7 @@ class Reporter(object):
         for consumer in sorted(consumer for consumer in held
                                if consumer not in existing and
                                consumer not in in_flight and
-                               provider in held[consumer]):
+                               set(host) & set(held[consumer])):
             self.client.delete_allocations(consumer)
             deleted.append(consumer)
             LOG.info('Deleted the allocations of %s on this host: no '

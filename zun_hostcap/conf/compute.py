@@ -99,6 +99,24 @@ compute_opts = [
                     'store their disks on. Set, the host reports no '
                     'DISK_GB of its own and its containers\' disk claims '
                     'are allocations on that provider.'),
+    cfg.BoolOpt('numa_providers',
+                default=False,
+                help='Report each NUMA node of this host to Placement as a '
+                     'child resource provider of the host\'s provider '
+                     '(named <hostname>_NUMA<id>, with the trait '
+                     'HW_NUMA_ROOT), holding that node\'s VCPU and '
+                     'MEMORY_MB: the reserved amounts and allocation '
+                     'ratios above are split between the nodes in '
+                     'proportion to their CPUs and memory. The host\'s '
+                     'provider keeps DISK_GB and the PCI device classes. '
+                     'A container\'s VCPU and MEMORY_MB are then '
+                     'allocated on one NUMA node, so a scheduler can ask '
+                     'for NUMA-local resources; a container larger than '
+                     'every node can no longer be claimed here. Changing '
+                     'it on a host with containers moves their allocations '
+                     'with the inventory in one Placement request (POST '
+                     '/reshaper, microversion 1.30 or later) at the next '
+                     'start.'),
     cfg.IntOpt('resource_provider_refresh_interval',
                default=300,
                min=0,

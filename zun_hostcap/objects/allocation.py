@@ -63,7 +63,8 @@ class Allocation(base.ZunHostcapPersistentObject, base.ZunHostcapObject):
                              report=report)
         if report is not None:
             for uuid, request in requests.items():
-                _announce(context, uuid, report.state.get(uuid), request)
+                announce_consumer(context, uuid, report.state.get(uuid),
+                                  request)
 
     @staticmethod
     def delete_all_by_consumer_id(context, consumer_uuid):
@@ -76,12 +77,14 @@ class Allocation(base.ZunHostcapPersistentObject, base.ZunHostcapObject):
         report = rp_obj.write_report()
         alloc_db.delete_by_consumer(context, consumer_uuid, report=report)
         if report is not None:
-            _announce(context, consumer_uuid, report.state,
-                      {'allocations': {}})
+            announce_consumer(context, consumer_uuid, report.state,
+                              {'allocations': {}})
 
 
-def _announce(context, uuid, held, request):
+def announce_consumer(context, uuid, held, request):
     """Send the consumer's allocation.* if the write changed it.
+
+    Once the write is committed (the allocation writes, the reshaper).
 
     :param held: what it held before (alloc_db.Held), None if nothing.
     :param request: what it was given ('allocations' and, unless they

@@ -140,9 +140,13 @@ class APIFixture(gabbi_fixture.GabbiFixture):
                 self.conf_fixture.config(group=group, **{name: value})
         objects.register_all()
         policy.reset()
-        self.database = zun_fixtures.Database()
+        self.database = zun_fixtures.Database(self.connection())
         self.database.setUp()
         populate(context.get_admin_context())
+
+    def connection(self):
+        """The database URL to build and use; None: a new SQLite file."""
+        return None
 
     def stop_fixture(self):
         self.database.cleanUp()

@@ -50,6 +50,7 @@ VERSION_HISTORY = """
 * 1.28 - Consumer generations.
 * 1.29 - Nested providers in allocation candidates; parent and root
   uuids in provider summaries.
+* 1.30 - POST /reshaper.
 * 1.31 - in_tree and in_treeN on GET /allocation_candidates.
 * 1.32 - Negative member_of (!).
 * 1.33 - Request group suffixes may be words.
@@ -94,6 +95,7 @@ RESERVED_EQUALS_TOTAL = (1, 26)
 CANDIDATE_ALL_CLASSES = (1, 27)
 CONSUMER_GENERATION = (1, 28)
 NESTED_CANDIDATES = (1, 29)
+RESHAPER = (1, 30)
 FORBIDDEN_AGGREGATES = (1, 32)
 MAPPINGS = (1, 34)
 SAME_SUBTREE = (1, 36)

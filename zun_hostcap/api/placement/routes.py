@@ -19,6 +19,7 @@ from zun_hostcap.api.controllers.placement import aggregates
 from zun_hostcap.api.controllers.placement import allocation_candidates
 from zun_hostcap.api.controllers.placement import allocations
 from zun_hostcap.api.controllers.placement import inventories
+from zun_hostcap.api.controllers.placement import reshaper
 from zun_hostcap.api.controllers.placement import resource_classes
 from zun_hostcap.api.controllers.placement import resource_providers
 from zun_hostcap.api.controllers.placement import root
@@ -67,6 +68,8 @@ ROUTES = (
     ('/allocation_candidates',
      allocation_candidates.AllocationCandidatesController,
      ('GET',)),
+    ('/reshaper', reshaper.ReshaperController,
+     ('POST',)),
 )
 
 # Set by the accept guard (``app.AcceptGuard``) for a client that does not

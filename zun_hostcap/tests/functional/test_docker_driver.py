@@ -240,6 +240,11 @@ class TestPlacementAudit(oslo_base.BaseTestCase):
 
         api.start()
         self._allocations({consumer: {'VCPU': 1, 'MEMORY_MB': 64}})
+        # Logged once the run that wrote it is over, a moment later.
+        base.wait_for(
+            lambda: 'The resource update succeeded after' in compute.log(
+                since=failed_from), 30,
+            message='the run that caught up', processes=(compute,))
         log = compute.log(since=failed_from)
         failures = [line for line in log.splitlines()
                     if 'the report to Placement is retried' in line]

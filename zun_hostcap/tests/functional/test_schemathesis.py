@@ -196,10 +196,18 @@ class TestSchemathesis(base.BaseTestCase):
         self.url = 'http://127.0.0.1:%d' % self.port
         # The embedded defaults (SQLite, fake:// transport, noauth2) with
         # a state directory and a port of its own.
+        # POST /placement/reshaper is a service's by default, and the
+        # admin token has no service role: an operator's policy file lets
+        # the admin reshape too, so that the fuzzer reaches its body.
+        policy_file = os.path.join(self.tmp, 'policy.yaml')
+        with open(policy_file, 'w') as f:
+            f.write('"placement:reshaper:reshape": '
+                    '"rule:admin_or_service_api"\n')
         config = functional_base.write_config(
             os.path.join(self.tmp, 'zun-hostcap.conf'),
             {'DEFAULT': {'state_path': self.tmp},
-             'api': {'port': self.port}})
+             'api': {'port': self.port},
+             'oslo_policy': {'policy_file': policy_file}})
         self.service = self.useFixture(functional_base.ServiceProcess(
             'zun-hostcap-all', config, self.tmp))
         self.addOnException(self._attach_server_log)

@@ -26,8 +26,7 @@ GENERATOR_CONF = os.path.join(
 # The API's rules, by the names Zun gives them.
 API_RULES = ('host:get_all', 'host:get', 'zun-service:get_all')
 
-# The rules of /placement, by Placement's names (all of Placement's but
-# those of /allocation_candidates and /reshaper, which are not served).
+# The rules of /placement, by Placement's names (all of Placement's).
 PLACEMENT_API_RULES = (
     'placement:resource_providers:list',
     'placement:resource_providers:create',
@@ -61,6 +60,7 @@ PLACEMENT_API_RULES = (
     'placement:allocations:delete',
     'placement:resource_providers:allocations:list',
     'placement:allocation_candidates:list',
+    'placement:reshaper:reshape',
 )
 
 
@@ -123,7 +123,8 @@ class TestRulesInCode(PolicyTestCase):
                               ('GET', 'POST', 'PUT', 'DELETE'))
                 self.assertRegex(operation['path'],
                                  '^/(resource_providers|resource_classes|'
-                                 'traits|allocations|usages)')
+                                 'traits|allocations|usages|reshaper|'
+                                 'allocation_candidates)')
 
     def test_no_operation_has_two_rules(self):
         seen = {}
@@ -150,8 +151,15 @@ class TestAuthorize(PolicyTestCase):
     def test_admin_is_allowed(self):
         admin = _context('admin')
         for rule in API_RULES + PLACEMENT_API_RULES:
-            policy.authorize(admin, rule)
+            if rule != 'placement:reshaper:reshape':
+                policy.authorize(admin, rule)
         self.assertTrue(policy.check_is_admin(admin))
+
+    def test_only_a_service_reshapes(self):
+        # Placement's default: a compute moving its inventory.
+        self.assertRaises(oslo_policy.PolicyNotAuthorized, policy.authorize,
+                          _context('admin'), 'placement:reshaper:reshape')
+        policy.authorize(_context('service'), 'placement:reshaper:reshape')
 
     def test_member_is_refused(self):
         member = _context('member', 'reader')

@@ -42,7 +42,7 @@ def _last_modified(allocations):
     return util.newest(*times)
 
 
-def _consumer_request(req, data):
+def consumer_request(req, data):
     """One consumer's part of a body (1.12 form), as replace_all takes it."""
     allocations = {rp_uuid: dict(entry['resources'])
                    for rp_uuid, entry in data['allocations'].items()}
@@ -120,7 +120,7 @@ class ConsumerAllocationsController(object):
                 entry['resource_provider']['uuid']: {
                     'resources': entry['resources']}
                 for entry in data['allocations']}
-        _write(req, {consumer_uuid: _consumer_request(req, data)},
+        _write(req, {consumer_uuid: consumer_request(req, data)},
                'Unable to allocate inventory for consumer %s: '
                % consumer_uuid)
         return util.no_content(req)
@@ -141,7 +141,7 @@ class AllocationsController(object):
         util.require(req, microversion.POST_ALLOCATIONS)
         util.authorize(req, 'placement:allocations:manage')
         data = read_body(req, schema.POST_SCHEMAS)
-        requests = {consumer_uuid: _consumer_request(req, entry)
+        requests = {consumer_uuid: consumer_request(req, entry)
                     for consumer_uuid, entry in data.items()}
         _write(req, requests, 'Unable to allocate inventory ')
         return util.no_content(req)

@@ -55,7 +55,7 @@ def _check_provider(req, uuid):
         raise _not_found(uuid)
 
 
-def _finite_ratio(values):
+def finite_ratio(values):
     ratio = values.get('allocation_ratio')
     return ratio is None or math.isfinite(ratio)
 
@@ -66,7 +66,7 @@ def _read_body(req, uuid, body_schema):
         body = util.read_json(req, body_schema)
         records = (body['inventories'].values() if 'inventories' in body
                    else [body])
-        if not all(_finite_ratio(values) for values in records):
+        if not all(finite_ratio(values) for values in records):
             raise errors.error(400, 'JSON does not validate: '
                                     'allocation_ratio must be a finite '
                                     'number.')

@@ -12,6 +12,7 @@ from zun_hostcap.common.policies.placement import allocation
 from zun_hostcap.common.policies.placement import allocation_candidate
 from zun_hostcap.common.policies.placement import base
 from zun_hostcap.common.policies.placement import inventory
+from zun_hostcap.common.policies.placement import reshaper
 from zun_hostcap.common.policies.placement import resource_class
 from zun_hostcap.common.policies.placement import resource_provider
 from zun_hostcap.common.policies.placement import trait
@@ -29,4 +30,5 @@ def list_rules():
         trait.list_rules(),
         allocation.list_rules(),
         allocation_candidate.list_rules(),
+        reshaper.list_rules(),
     ))

@@ -71,6 +71,14 @@ def class_ids(context, names):
         return known
 
 
+def request_class_ids(context, requests):
+    """``class_ids`` of the classes that allocation ``requests`` name."""
+    return class_ids(context, {
+        rc_name for request in requests.values()
+        for resources in request['allocations'].values()
+        for rc_name in resources})
+
+
 def class_names(context, ids):
     """{id: name} of the classes ``ids``."""
     return rc_db.names_for_ids(context, ids) if ids else {}
@@ -319,7 +327,7 @@ def _held_rows(context, existing):
     return held
 
 
-def _as_held(context, held_rows):
+def as_held(context, held_rows):
     """``_held_rows`` as {consumer uuid: Held}; outside the transaction."""
     names = class_names(context, {
         class_id for _row, allocations in held_rows.values()
@@ -334,7 +342,41 @@ def _as_held(context, held_rows):
     return held
 
 
-def _replace_once(context, requests, check_generation, rc_ids, report):
+def check_consumer_generations(context, requests, existing=None):
+    """Each ``consumer_generation`` of ``requests`` is the consumer's.
+
+    None for a consumer that does not exist. In the caller's
+    transaction; ``existing`` the consumers' rows if already read.
+
+    :raises ConsumerConcurrentUpdate: one differs.
+    """
+    if existing is None:
+        existing = consumer_db.consumer_rows(context, list(requests))
+    for uuid, request in requests.items():
+        row = existing.get(uuid)
+        given = request.get('consumer_generation')
+        if row is None and given is not None:
+            raise exception.ConsumerConcurrentUpdate(
+                expected='null', actual=given, uuid=uuid)
+        if row is not None and row.generation != given:
+            raise exception.ConsumerConcurrentUpdate(
+                expected=row.generation, actual=given, uuid=uuid)
+
+
+def replace_in_transaction(context, requests, check_generation, rc_ids,
+                           report=None):
+    """``replace_all``'s work, once, in the caller's writer transaction.
+
+    :param rc_ids: {class name: id} of the classes of ``requests``
+        (``class_ids``), read before the transaction.
+    :param report: a WriteReport whose state becomes what the consumers
+        that existed held before the write, as ``_held_rows`` gives it
+        (``as_held`` makes it {uuid: Held} once committed).
+    :raises ResourceProviderConcurrentUpdate: a provider's generation
+        moved since it was read: the transaction is to be run again
+        (``until_providers_settle``).
+    The other errors are those of ``replace_all``.
+    """
     session = context.session
     uuids = list(requests)
     existing = consumer_db.consumer_rows(context, uuids)
@@ -342,15 +384,7 @@ def _replace_once(context, requests, check_generation, rc_ids, report):
         # Read again on every attempt: a retry starts from what is there.
         report.state = _held_rows(context, existing)
     if check_generation:
-        for uuid, request in requests.items():
-            row = existing.get(uuid)
-            given = request.get('consumer_generation')
-            if row is None and given is not None:
-                raise exception.ConsumerConcurrentUpdate(
-                    expected='null', actual=given, uuid=uuid)
-            if row is not None and row.generation != given:
-                raise exception.ConsumerConcurrentUpdate(
-                    expected=row.generation, actual=given, uuid=uuid)
+        check_consumer_generations(context, requests, existing)
 
     providers = _check(context, requests, uuids, rc_ids)
 
@@ -421,7 +455,40 @@ _retry = oslo_db_api.wrap_db_retry(
                                    or common.is_sqlite_busy(exc)),
     **common.RETRY_OPTIONS)
 
-_replace = common.writes(_retry(common.writer(_replace_once)))
+
+def retried_writer(function):
+    """``function`` in a writer transaction of its own, retried.
+
+    It runs again on deadlocks, SQLite's busy file, and a consumer,
+    project or user that a concurrent writer inserted first
+    (DBDuplicateEntry).
+    """
+    return common.writes(_retry(common.writer(function)))
+
+
+_replace = retried_writer(replace_in_transaction)
+
+
+def until_providers_settle(write, *args):
+    """``write(*args)``, again while a provider's generation moves.
+
+    ``write`` is a transaction of its own (``retried_writer``) that
+    raises ResourceProviderConcurrentUpdate when a provider it read
+    moved before its compare-and-swap: up to ``RETRIES`` attempts, as
+    Placement's allocation_conflict_retry_count.
+
+    :returns: what ``write`` returns.
+    :raises AllocationConcurrentUpdate: the providers kept changing.
+    """
+    for attempt in range(RETRIES):
+        try:
+            return write(*args)
+        except exception.ResourceProviderConcurrentUpdate:
+            LOG.debug('Provider generation conflict writing allocations; '
+                      'attempt %d of %d', attempt + 1, RETRIES)
+    LOG.warning('Allocations not written: provider generations kept '
+                'changing in %d attempts', RETRIES)
+    raise exception.AllocationConcurrentUpdate(reason=_RP_CHANGED)
 
 
 def replace_all(context, requests, check_generation=False, report=None):
@@ -447,23 +514,12 @@ def replace_all(context, requests, check_generation=False, report=None):
         consumer changed during the write.
     """
     # Outside the transaction, where the resource class cache serves.
-    rc_ids = class_ids(context, {
-        rc_name for request in requests.values()
-        for resources in request['allocations'].values()
-        for rc_name in resources})
-    for attempt in range(RETRIES):
-        try:
-            _replace(context, requests, check_generation, rc_ids, report)
-            if report is not None:
-                report.changed = True
-                report.state = _as_held(context, report.state)
-            return
-        except exception.ResourceProviderConcurrentUpdate:
-            LOG.debug('Provider generation conflict writing allocations; '
-                      'attempt %d of %d', attempt + 1, RETRIES)
-    LOG.warning('Allocations not written: provider generations kept '
-                'changing in %d attempts', RETRIES)
-    raise exception.AllocationConcurrentUpdate(reason=_RP_CHANGED)
+    rc_ids = request_class_ids(context, requests)
+    until_providers_settle(_replace, context, requests, check_generation,
+                           rc_ids, report)
+    if report is not None:
+        report.changed = True
+        report.state = as_held(context, report.state)
 
 
 _DELETE_ALLOCATIONS = ALLOC.delete().where(

@@ -215,6 +215,23 @@ _ALL_OF_PROVIDER = sa.select(INV.c.resource_class_id,
     INV.c.resource_provider_id == sa.bindparam('provider_id'))
 
 
+def records_of(context, provider_id):
+    """A provider's whole inventory, {class name: record}.
+
+    In the caller's transaction.
+    """
+    rows = context.session.execute(
+        _ALL_OF_PROVIDER, {'provider_id': provider_id}).all()
+    names = _names(context, rows)
+    return {names[row.resource_class_id]: _record(row) for row in rows}
+
+
+def same_records(one, other):
+    """Whether two whole inventories ({class name: record}) are equal."""
+    return set(one) == set(other) and all(
+        same_record(one[name], other[name]) for name in one)
+
+
 def _report(context, report, provider_id, changed=True):
     """Fill ``report`` (a WriteReport, or None) in after a write.
 
@@ -222,12 +239,8 @@ def _report(context, report, provider_id, changed=True):
     """
     if report is None:
         return
-    rows = context.session.execute(
-        _ALL_OF_PROVIDER, {'provider_id': provider_id}).all()
-    names = _names(context, rows)
     report.changed = changed
-    report.state = {names[row.resource_class_id]: _record(row)
-                    for row in rows}
+    report.state = records_of(context, provider_id)
 
 
 def _bump(context, uuid, expected_generation):
@@ -270,6 +283,19 @@ def _classes_known_first(function):
 def replace_all(context, uuid, generation, inventories,
                 allow_zero_capacity=True, report=None):
     """Make a provider's inventories exactly ``inventories``.
+
+    ``replace_in_transaction`` in a transaction of its own; the same
+    arguments, results and errors.
+    """
+    return replace_in_transaction(context, uuid, generation, inventories,
+                                  allow_zero_capacity, report)
+
+
+def replace_in_transaction(context, uuid, generation, inventories,
+                           allow_zero_capacity=True, report=None):
+    """Make a provider's inventories exactly ``inventories``.
+
+    In the caller's writer transaction (``replace_all``, the reshaper).
 
     :param generation: the provider's generation the caller saw; None
         to take the current one (DELETE of all inventories).

@@ -14,10 +14,12 @@ from zun_hostcap.tests.unit.api import test_metrics
 from zun_hostcap.tests.unit.placement import test_allocation_candidates
 from zun_hostcap.tests.unit.placement import test_allocations
 from zun_hostcap.tests.unit.placement import test_notifications
+from zun_hostcap.tests.unit.placement import test_reshaper
 from zun_hostcap.tests.unit.placement import test_resource_classes
 from zun_hostcap.tests.unit.placement import test_resource_providers
 
 ConcurrentAllocationsMixin = test_allocations.ConcurrentAllocationsMixin
+ConcurrentReshapeMixin = test_reshaper.ConcurrentReshapeMixin
 LookupTests = test_resource_classes.LookupTests
 ListingTests = test_resource_providers.ListingTests
 ThrowAwayDatabase = test_resource_classes.ThrowAwayDatabase
@@ -71,6 +73,20 @@ class MariaDBAllocationsTestCase(ConcurrentAllocationsMixin, base.TestCase):
 
 class PostgreSQLAllocationsTestCase(ConcurrentAllocationsMixin,
                                     base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        use_postgresql(self)
+
+
+class MariaDBReshapeTestCase(ConcurrentReshapeMixin, base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        use_mariadb(self)
+
+
+class PostgreSQLReshapeTestCase(ConcurrentReshapeMixin, base.TestCase):
 
     def setUp(self):
         super().setUp()

@@ -30,6 +30,7 @@ from zun_hostcap.api.schemas import hosts as host_schemas
 from zun_hostcap.api.schemas.placement import aggregates as pl_aggregates
 from zun_hostcap.api.schemas.placement import allocations as pl_allocations
 from zun_hostcap.api.schemas.placement import inventories as pl_inventories
+from zun_hostcap.api.schemas.placement import reshaper as pl_reshaper
 from zun_hostcap.api.schemas.placement import resource_classes as pl_classes
 from zun_hostcap.api.schemas.placement import resource_providers as pl_rps
 from zun_hostcap.api.schemas.placement import responses as pl_responses
@@ -307,6 +308,7 @@ _PLACEMENT_MODULES = {
     'aggregates': pl_aggregates, 'allocations': pl_allocations,
     'inventories': pl_inventories, 'resource_classes': pl_classes,
     'resource_providers': pl_rps, 'traits': pl_traits, 'usages': pl_usages,
+    'reshaper': pl_reshaper,
 }
 
 
@@ -345,8 +347,8 @@ class TestPlacementDocument(base.BaseTestCase):
             for method, operation in item.items()}
 
     def test_every_placement_route_is_there(self):
-        # Placement's routes but /allocation_candidates and /reshaper.
-        self.assertEqual(34, len(self.operations))
+        # Placement's routes but /allocation_candidates.
+        self.assertEqual(35, len(self.operations))
         self.assertEqual(set(openapi_placement.operation_minimums()),
                          set(self.operations))
         self.assertNotIn('/placement/allocation_candidates',
@@ -370,7 +372,7 @@ class TestPlacementDocument(base.BaseTestCase):
                   if 'requestBody' in operation}
         self.assertEqual('SetAllocationsRequest', bodies['setAllocations'])
         self.assertEqual('SetInventoriesRequest', bodies['setInventories'])
-        self.assertEqual(11, len(bodies))
+        self.assertEqual(12, len(bodies))
 
     def test_query_parameters_are_the_validated_schemas(self):
         for operation_id, module, constant in openapi_placement.QUERY_SCHEMAS:

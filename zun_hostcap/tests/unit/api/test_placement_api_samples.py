@@ -107,10 +107,10 @@ DEPLOYMENT = [
 
 
 def _case(method, path, status, schema=None, version=LATEST,
-          token='admin', req=None, resp=None):
+          token='admin', req=None, resp=None, roles=None):
     return dict(method=method, path=path, status=status, schema=schema,
                 version=version, token=token, request_sample=req,
-                response_sample=resp)
+                response_sample=resp, roles=roles)
 
 
 # One scenario for each route at least: the request of the page (its
@@ -249,6 +249,14 @@ SAMPLES = [
         'POST', '/allocations', 204, req='allocations-post-req.json')),
     ('allocations-delete', _case('DELETE', '/allocations/%s' % INSTANCE,
                                  204)),
+    # The reshaper: a service's (X-Roles: admin,service with noauth2).
+    ('reshaper-post', _case('POST', '/reshaper', 204,
+                            req='reshaper-post-req.json',
+                            roles='admin,service')),
+    ('reshaper-post-conflict', _case(
+        'POST', '/reshaper', 409, responses.ERROR_DOCUMENT,
+        req='reshaper-post-conflict-req.json',
+        resp='reshaper-post-conflict-resp.json', roles='admin,service')),
     # Usages.
     ('provider-usages', _case(
         'GET', '/resource_providers/%s/usages' % COMPUTE, 200,
@@ -267,10 +275,12 @@ RESPONSE_SAMPLES = frozenset(case['response_sample']
 
 
 def _request(application, method, path, body=None, version=LATEST,
-             token='admin'):
+             token='admin', roles=None):
     headers = {'Accept': 'application/json'}
     if token is not None:
         headers['X-Auth-Token'] = token
+    if roles is not None:
+        headers['X-Roles'] = roles
     if version is not None:
         headers['OpenStack-API-Version'] = 'placement %s' % version
     req = webob.Request.blank('/placement' + path, method=method,
@@ -322,7 +332,8 @@ class TestPlacementAPISamples(testscenarios.WithScenarios,
         if self.request_sample:
             body = json.loads(self._read(self.request_sample))
         resp = _request(self.app, self.method, self.path, body,
-                        version=self.version, token=self.token)
+                        version=self.version, token=self.token,
+                        roles=self.roles)
         self.assertEqual(self.status, resp.status_int, resp.text)
         self.assertTrue(resp.headers['X-OpenStack-Request-ID'].startswith(
             'req-'))

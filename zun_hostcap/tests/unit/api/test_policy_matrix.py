@@ -133,6 +133,8 @@ PLACEMENT_PERSONAS = {
     'no role': {'x-roles': '', 'x-project-id': PLACEMENT_PROJECT},
 }
 PLACEMENT_OPERATORS = ('admin', 'service', 'project admin')
+# Rules of a service alone (with the admins' deprecated default).
+PLACEMENT_SERVICE_RULES = ('placement:reshaper:reshape',)
 PLACEMENT_PROJECT_USERS = ('project member', 'project reader')
 
 
@@ -209,6 +211,8 @@ class TestPlacementPolicyMatrix(base.TestCase):
                     allowed = persona in PLACEMENT_OPERATORS or (
                         rule == 'placement:usages' and
                         persona in PLACEMENT_PROJECT_USERS)
+                    if rule in PLACEMENT_SERVICE_RULES and new_defaults:
+                        allowed = persona == 'service'
                     status = self._status(method, path, persona)
                     message = ('%s %s as %s, enforce_new_defaults=%s: %s'
                                % (method, path, persona, new_defaults,

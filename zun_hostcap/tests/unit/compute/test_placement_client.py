@@ -6,6 +6,7 @@ keystoneauth1 with the [placement] options an all-in-one deployment
 sets (admin_token, endpoint_override).
 """
 
+import json
 import logging
 import threading
 import uuid
@@ -188,17 +189,27 @@ class TestReportClient(base.TestCase):
         self.assertNotIn('\n', str(err))
 
 
+def serve_old_placement(test, newest):
+    """A Placement whose newest microversion is ``newest``; its URL.
+
+    It answers its version document only; [placement] is set to it.
+    """
+    def old_placement(environ, start_response):
+        start_response('200 OK', [('Content-Type', 'application/json')])
+        return [json.dumps({'versions': [{
+            'id': 'v1.0', 'max_version': newest, 'min_version': '1.0',
+            'status': 'CURRENT'}]}).encode()]
+    gabbi_fixtures.use(test)
+    url, _requests = serve(test, old_placement)
+    test_utils.use_placement(test, url)
+    return url
+
+
 class TestOldPlacement(base.TestCase):
     """A Placement older than the client needs (edge: not on this machine)."""
 
     def test_it_is_named_with_its_version(self):
-        def old_placement(environ, start_response):
-            start_response('200 OK', [('Content-Type', 'application/json')])
-            return [b'{"versions": [{"id": "v1.0", "max_version": "1.17", '
-                    b'"min_version": "1.0", "status": "CURRENT"}]}']
-        gabbi_fixtures.use(self)
-        url, _requests = serve(self, old_placement)
-        test_utils.use_placement(self, url)
+        url = serve_old_placement(self, '1.17')
         err = self.assertRaises(
             exception.PlacementServiceTooOld,
             placement_client.ReportClient().ensure_provider,

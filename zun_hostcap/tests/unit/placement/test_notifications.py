@@ -16,6 +16,7 @@ import time
 
 from oslo_config import fixture as config_fixture
 from oslotest import base
+import webob
 
 from zun_hostcap.api import app
 from zun_hostcap.common import rpc
@@ -275,6 +276,77 @@ class TestPlacementNotifications(base.BaseTestCase):
         self.assertEqual(('allocation.delete', {PROVIDER: {'VCPU': 1}}, {}),
                          (event, data['allocations_before'],
                           data['allocations_after']))
+
+    def reshape(self, inventories, allocations, status=204):
+        """POST /reshaper as a service (the reshaper's default rule)."""
+        req = webob.Request.blank('/placement/reshaper', method='POST',
+                                  headers={
+                                      'X-Auth-Token': 'admin',
+                                      'X-Roles': 'admin,service',
+                                      'Accept': 'application/json',
+                                      'OpenStack-API-Version':
+                                          'placement %s' % api.LATEST})
+        req.body = json.dumps({'inventories': inventories,
+                               'allocations': allocations}).encode()
+        req.content_type = 'application/json'
+        resp = req.get_response(self.app)
+        self.assertEqual(status, resp.status_int, resp.text)
+
+    def test_a_reshape_announces_what_it_changed(self):
+        self.call('POST', '/resource_providers',
+                  {'uuid': PARENT, 'name': 'compute-1'})
+        self.call('POST', '/resource_providers',
+                  {'uuid': PROVIDER, 'name': 'compute-1_NUMA0',
+                   'parent_provider_uuid': PARENT})
+        self.call('PUT', '/resource_providers/%s/inventories' % PARENT,
+                  {'resource_provider_generation': 0,
+                   'inventories': {'VCPU': {'total': 8},
+                                   'DISK_GB': {'total': 100}}})
+
+        def consumer(generation, allocations):
+            return {'allocations': {rp: {'resources': amounts}
+                                    for rp, amounts in allocations.items()},
+                    'project_id': PROJECT, 'user_id': USER,
+                    'consumer_generation': generation,
+                    'consumer_type': 'INSTANCE'}
+        moved = {PARENT: {'DISK_GB': 10}, PROVIDER: {'VCPU': 2}}
+        self.call('POST', '/allocations', {
+            CONSUMER: consumer(None, {PARENT: {'VCPU': 2, 'DISK_GB': 10}}),
+            CONSUMER_2: consumer(None, {PARENT: {'DISK_GB': 5}})})
+        self.sent(5)
+        inventories = {
+            PARENT: {'resource_provider_generation': 2,
+                     'inventories': {'DISK_GB': {'total': 100}}},
+            PROVIDER: {'resource_provider_generation': 0,
+                       'inventories': {'VCPU': {'total': 8}}}}
+        # A stale generation: refused, nothing announced.
+        self.reshape(dict(inventories, **{PROVIDER: {
+            'resource_provider_generation': 1, 'inventories': {}}}),
+            {}, status=409)
+        self.sent(0)
+        # The second consumer is given what it holds: not announced.
+        self.reshape(inventories, {
+            CONSUMER: consumer(1, moved),
+            CONSUMER_2: consumer(1, {PARENT: {'DISK_GB': 5}})})
+        sent = sorted(self.data(3), key=lambda item: item[0])
+        self.assertEqual(
+            ['allocation.update', 'resource_provider.inventory.update',
+             'resource_provider.inventory.update'],
+            [event for event, _data in sent])
+        allocation = sent[0][1]
+        self.assertEqual(
+            (CONSUMER, {PARENT: {'VCPU': 2, 'DISK_GB': 10}}, moved, 2),
+            (allocation['consumer_uuid'], allocation['allocations_before'],
+             allocation['allocations_after'],
+             allocation['consumer_generation']))
+        # Each provider's whole inventory, with its generation after it.
+        self.assertEqual(
+            {PARENT: (['DISK_GB'], 5), PROVIDER: (['VCPU'], 3)},
+            {data['resource_provider_uuid']: (
+                [inv['zun_hostcap_object.data']['resource_class']
+                 for inv in data['inventories']],
+                data['resource_provider_generation'])
+             for _event, data in sent[1:]})
 
     def test_traits_and_aggregates_removed(self):
         self.provider()

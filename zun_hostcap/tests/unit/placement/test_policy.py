@@ -44,6 +44,8 @@ PROJECT_USERS = ('project member', 'project reader')
 SYSTEM_SCOPED = ('system admin', 'system reader')
 
 TOTAL_USAGES = 'placement:usages'
+# A service's alone (Placement's default); before Wallaby the admin's.
+RESHAPE = 'placement:reshaper:reshape'
 
 
 def _context(persona):
@@ -111,8 +113,9 @@ class TestRulesInCode(PlacementPolicyTestCase):
             rules['admin_or_project_reader_or_service_api'])
         self.assertEqual('rule:admin_or_project_reader_or_service_api',
                          rules[TOTAL_USAGES])
+        self.assertEqual('rule:service_api', rules[RESHAPE])
         for name in _placement_rule_names():
-            if name != TOTAL_USAGES:
+            if name not in (TOTAL_USAGES, RESHAPE):
                 self.assertEqual('rule:admin_or_service_api', rules[name],
                                  name)
 
@@ -134,12 +137,13 @@ class TestRulesInCode(PlacementPolicyTestCase):
 class TestPersonas(PlacementPolicyTestCase):
     """Placement's defaults, in both enforcement modes."""
 
-    def _check_matrix(self):
+    def _check_matrix(self, reshapers=OPERATORS):
         for rule, persona in itertools.product(_placement_rule_names(),
                                                PERSONAS):
             if rule == TOTAL_USAGES:
                 continue
-            self.assertEqual(persona in OPERATORS,
+            allowed = reshapers if rule == RESHAPE else OPERATORS
+            self.assertEqual(persona in allowed,
                              self._allowed(persona, rule),
                              '%s: %s' % (persona, rule))
         for persona, project in itertools.product(
@@ -154,11 +158,12 @@ class TestPersonas(PlacementPolicyTestCase):
 
     def test_new_defaults(self):
         self.flags(group='oslo_policy', enforce_new_defaults=True)
-        self._check_matrix()
+        self._check_matrix(reshapers=('service',))
 
     def test_deprecated_defaults_allowed_too(self):
         # The old default (the admin role) is allowed alongside the new
-        # one; for these personas that changes nothing.
+        # one; for these personas that changes nothing but the reshaper,
+        # which the admins may use too.
         self.flags(group='oslo_policy', enforce_new_defaults=False)
         self._check_matrix()
 
@@ -198,7 +203,7 @@ class TestOperatorPolicyFile(PlacementPolicyTestCase):
     def test_file_redefines_a_base_rule(self):
         self._write_policy({'admin_or_service_api': 'role:cloud-admin'})
         for rule in _placement_rule_names():
-            if rule == TOTAL_USAGES:
+            if rule in (TOTAL_USAGES, RESHAPE):
                 continue
             self.assertFalse(self._allowed('admin', rule), rule)
             self.assertFalse(self._allowed('service', rule), rule)

@@ -1,0 +1,87 @@
+"""/reshaper: POST only, from 1.30.
+
+Replaces the inventories of several providers and the allocations of
+several consumers in one transaction (``objects.reshaper``), as a
+compute does when it moves a class of its inventory from its root
+provider to new children (or back) while instances hold it. 204 when
+done; nothing is changed when any part is refused. The statuses, error
+codes and details are Placement's:
+
+- 400: the body; a provider of the inventories or of the allocations
+  that does not exist (placement.resource_provider.not_found for the
+  former); an unknown resource class ("malformed reshaper data");
+- 409: a provider or consumer generation that is not the current one
+  (placement.concurrent_update); a class removed while it still has
+  allocations (placement.inventory.inuse); allocations that do not fit
+  ("Unable to allocate inventory").
+
+Placement does not check the capacity of the inventories it is given
+here; a reserved amount above the total is refused (400), as by PUT
+.../inventories.
+"""
+
+from zun_hostcap.api.controllers.placement import allocations
+from zun_hostcap.api.controllers.placement import inventories
+from zun_hostcap.api.placement import errors
+from zun_hostcap.api.placement import microversion
+from zun_hostcap.api.placement import util
+from zun_hostcap.api.schemas.placement import reshaper as schema
+from zun_hostcap.common import exception
+from zun_hostcap.objects import reshaper
+
+POLICY = 'placement:reshaper:reshape'
+
+
+def _read_body(req):
+    """The valid body, by the schema of the request's version."""
+    for minimum, body_schema in schema.POST_SCHEMAS:
+        if util.at_least(req, minimum):
+            break
+    data = util.read_json(req, body_schema)
+    for provider in data['inventories'].values():
+        if not all(inventories.finite_ratio(values)
+                   for values in provider['inventories'].values()):
+            raise errors.error(400, 'JSON does not validate: '
+                                    'allocation_ratio must be a finite '
+                                    'number.')
+    return data
+
+
+class ReshaperController(object):
+    """/reshaper."""
+
+    def post(self, req):
+        """Reshape inventories and allocations (204)."""
+        util.require(req, microversion.RESHAPER)
+        util.require_json_content(req)
+        util.authorize(req, POLICY)
+        data = _read_body(req)
+        given = {uuid: {'generation': body['resource_provider_generation'],
+                        'inventories': body['inventories']}
+                 for uuid, body in data['inventories'].items()}
+        requests = {consumer_uuid: allocations.consumer_request(req, entry)
+                    for consumer_uuid, entry in data['allocations'].items()}
+        try:
+            reshaper.reshape(req.context, given, requests)
+        except exception.ResourceProviderNotFound as exc:
+            raise errors.error(
+                400, 'Resource provider %s in inventories not found: %s'
+                % (exc.kwargs['uuid'], exc.message),
+                errors.PROVIDER_NOT_FOUND)
+        except exception.ResourceClassNotFound as exc:
+            raise errors.error(400, 'malformed reshaper data: %s'
+                               % exc.message)
+        except exception.InvalidInventory as exc:
+            raise errors.error(
+                400, 'Unable to update inventory for resource provider '
+                     '%s: %s' % (exc.kwargs['uuid'], exc.message))
+        except exception.InventoryInUse as exc:
+            raise errors.error(409, 'update conflict: %s' % exc.message,
+                               errors.INVENTORY_INUSE)
+        except (exception.ProviderGenerationConflict,
+                exception.ConsumerConcurrentUpdate) as exc:
+            raise errors.error(409, exc.message, errors.CONCURRENT_UPDATE)
+        except exception.ConcurrentUpdateDetected as exc:
+            raise errors.error(409, 'update conflict: %s' % exc.message,
+                               errors.CONCURRENT_UPDATE)
+        return util.no_content(req)

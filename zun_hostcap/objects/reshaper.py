@@ -1,0 +1,33 @@
+"""The reshaper: inventories and allocations replaced in one write.
+
+See ``zun_hostcap.db.sqlalchemy.placement.reshaper``. Once the write is
+committed it is announced as the writes of inventories and allocations
+are: resource_provider.inventory.update for each provider whose
+inventory changed (with its generation after the reshape), and
+allocation.* for each consumer whose allocations changed. Nothing is
+sent for a reshape that failed.
+"""
+
+from zun_hostcap.db.sqlalchemy.placement import reshaper as reshaper_db
+from zun_hostcap.objects import allocation as alloc_obj
+from zun_hostcap.objects.notifications import resource_provider as \
+    rp_notifications
+from zun_hostcap.objects import resource_provider as rp_obj
+
+
+def reshape(context, inventories, allocations):
+    """Replace inventories and allocations in one transaction.
+
+    See ``reshaper_db.reshape`` for the arguments and what it raises.
+    """
+    report = rp_obj.write_report()
+    reshaper_db.reshape(context, inventories, allocations, report=report)
+    if report is None:
+        return
+    for uuid, change in report.state['inventories'].items():
+        if change.changed:
+            rp_notifications.inventory_changed(
+                context, uuid, change.generation, change.records)
+    held = report.state['allocations']
+    for uuid, request in allocations.items():
+        alloc_obj.announce_consumer(context, uuid, held.get(uuid), request)
