@@ -107,6 +107,7 @@ function create_zun_hostcap_conf {
         iniset "$ZUN_HOSTCAP_CONF" oslo_messaging_notifications driver \
             messagingv2
     fi
+    iniset "$ZUN_HOSTCAP_CONF" metrics enabled "$ZUN_HOSTCAP_METRICS"
 
     if is_service_enabled zun-hostcap-api; then
         iniset "$ZUN_HOSTCAP_CONF" api port "$ZUN_HOSTCAP_SERVICE_PORT"

@@ -424,7 +424,7 @@ def _service_states(hostnames, report_interval):
         if row.binary != COMPUTE_BINARY or row.host not in hostnames:
             continue
         count += 1
-        if services_api._state(row) == 'down':
+        if services_api.state(row) == 'down':
             down += 1
         elif row.last_seen_up is None or timeutils.is_older_than(
                 row.last_seen_up, 2 * report_interval):

@@ -1,10 +1,12 @@
 #!/bin/bash
 # Create the users and databases oslo.db's opportunistic tests look for
 # (openstack_citest / openstack_citest) on the local MariaDB and
-# PostgreSQL. Idempotent; run by `tox -e functional`.
+# PostgreSQL, and install Debian's prometheus package (prometheus and
+# promtool) for the metrics tests. Idempotent; run by `tox -e functional`.
 #
-# A server that cannot be reached is reported, not fatal: the tests that
-# need it then skip on a developer machine and fail when CI is set.
+# A server or a package that cannot be set up is reported, not fatal: the
+# tests that need it then skip on a developer machine and fail when CI is
+# set.
 
 DB_USER=openstack_citest
 DB_PW=openstack_citest
@@ -56,6 +58,27 @@ SQL
     echo "test-setup: PostgreSQL role $DB_USER ready"
 }
 
+setup_prometheus() {
+    if command -v prometheus >/dev/null && command -v promtool >/dev/null; then
+        return 0
+    fi
+    if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null; then
+        echo "test-setup: prometheus or promtool missing, and no apt-get" \
+             "as root to install them" >&2
+        return 1
+    fi
+    echo "test-setup: installing Debian's prometheus package"
+    export DEBIAN_FRONTEND=noninteractive
+    # Its web assets are Recommends the tests do not need. The tests start
+    # a Prometheus of their own; the package's service is not used.
+    apt-get update -qq >/dev/null 2>&1
+    apt-get install -y -qq --no-install-recommends prometheus \
+        >/dev/null 2>&1 ||
+        return 1
+    echo "test-setup: $(prometheus --version 2>&1 | head -n 1)"
+}
+
 setup_mysql || echo "test-setup: MySQL is not set up" >&2
 setup_postgresql || echo "test-setup: PostgreSQL is not set up" >&2
+setup_prometheus || echo "test-setup: Prometheus is not installed" >&2
 exit 0

@@ -5,8 +5,12 @@ From the outside in::
     http_proxy_to_wsgi   honour X-Forwarded-* from a trusted proxy
     request_id           x-openstack-request-id on every response
     log context          every log line of the request names its id
+    request metrics      requests counted by route, method and status
+                         (with [metrics] enabled)
     /healthcheck         oslo.middleware's healthcheck app (with the
                          database plugin), no auth
+    /metrics             Prometheus' text format, no auth (with [metrics]
+                         enabled, unless a listener of its own serves it)
     cors                 browsers on the allowed origins
     /placement           the Placement-compatible API, its own stack
                          (zun_hostcap.api.placement.app)
@@ -31,8 +35,10 @@ from zun_hostcap.api import auth
 from zun_hostcap.api.controllers import root
 from zun_hostcap.api import errors
 from zun_hostcap.api import hooks
+from zun_hostcap.api import metrics as metrics_api
 from zun_hostcap.api import middleware
 from zun_hostcap.api.placement import app as placement_app
+from zun_hostcap.common import metrics
 import zun_hostcap.conf
 
 CONF = zun_hostcap.conf.CONF
@@ -78,8 +84,15 @@ def setup_pecan_app():
         debug=False)))
 
 
-def setup_app():
-    """The full WSGI application, configured from ``CONF``."""
+def setup_app(metrics_path=True):
+    """The full WSGI application, configured from ``CONF``.
+
+    :param metrics_path: with [metrics] enabled, serve /metrics; False
+        when a listener of its own serves it (zun-hostcap-api with a
+        [metrics] port).
+    :raises StartupError: [metrics] enabled, and its directory unusable.
+    """
+    counting = metrics.setup(CONF)
     app = setup_pecan_app()
     app = auth.wrap(app)
     app = sizelimit.RequestBodySizeLimiter(app, CONF)
@@ -92,6 +105,11 @@ def setup_app():
         # Without origins it would only turn every OPTIONS into a 200.
         app = cors.CORS(app, CONF)
     app = _HealthcheckRoute(app, healthcheck.Healthcheck(None, CONF))
+    if counting and metrics_path:
+        app = metrics_api.MetricsRoute(app)
     app = middleware.RequestLogContext(app)
+    if counting:
+        app = metrics_api.RequestMetrics(app,
+                                         placement_prefix=placement_app.PREFIX)
     app = request_id.RequestId(app)
     return http_proxy_to_wsgi.HTTPProxyToWSGI(app, CONF)

@@ -17,7 +17,6 @@ from keystoneauth1 import loading as ks_loading
 from oslo_log import log as logging
 import oslo_messaging as messaging
 from oslo_serialization import jsonutils
-from oslo_service import service
 from oslo_utils import netutils
 from oslo_versionedobjects import base as ovo_base
 import sqlalchemy
@@ -144,29 +143,6 @@ def carries_rpc_in_process(conf):
     return url.transport == 'fake'
 
 
-class _AllInOne(service.ServiceBase):
-    """Runs several services as one, in one process."""
-
-    def __init__(self, services):
-        self.services = services
-
-    def start(self):
-        for svc in self.services:
-            svc.start()
-
-    def stop(self, graceful=False):
-        for svc in reversed(self.services):
-            svc.stop(graceful)
-
-    def wait(self):
-        for svc in self.services:
-            svc.wait()
-
-    def reset(self):
-        for svc in self.services:
-            svc.reset()
-
-
 def placement_defaults(conf):
     """Make the compute side report to this process's own /placement.
 
@@ -222,13 +198,12 @@ def main(argv=None):
     LOG.info('Database %s is at revision %s',
              _shown(CONF.database.connection), migration.version())
     db_api.block_access(compute.BINARY)
-    api_service = api.create_service()
-    api_service.application = _DatabaseOwner(api_service.application)
+    api_service = api.create_service(wrap=_DatabaseOwner)
     conductor_service = conductor.create_service()
     conductor_api = None
     if carries_rpc_in_process(CONF):
         conductor_api = InProcessConductorAPI(conductor_service.manager)
-    all_in_one = _AllInOne([
+    all_in_one = zun_service.ServiceGroup([
         conductor_service,
         compute.create_service(conductor_api=conductor_api),
         api_service])

@@ -8,8 +8,10 @@ from oslo_utils import netutils
 
 from zun_hostcap.api import app
 from zun_hostcap.api import auth
+from zun_hostcap.api import metrics as metrics_api
 from zun_hostcap.api import server
 from zun_hostcap.common import config_check
+from zun_hostcap.common import metrics
 from zun_hostcap.common import service as zun_service
 import zun_hostcap.conf
 
@@ -18,29 +20,59 @@ LOG = logging.getLogger(__name__)
 
 BINARY = 'zun-hostcap-api'
 
+# Threads of the separate metrics listener: a scraper or two.
+METRICS_THREADS = 2
 
-def create_service():
-    """The API server, its socket already listening on [api] host:port.
 
-    :raises SystemExit: authentication that cannot work, or an address
-        that cannot be listened on; one line each.
+def _listen(group, host, port):
+    """A socket listening on ``host``:``port``, options of ``group``.
+
+    :raises StartupError: the address cannot be listened on.
     """
-    warn_if_exposed_without_auth()
-    problem = None
     try:
-        auth.check_configuration()
-        sock = server.bind(CONF.api.host, CONF.api.port)
-    except config_check.StartupError as err:
-        problem = str(err)
+        return server.bind(host, port)
     except OSError as exc:
         # [::1]:9518, not ::1:9518
-        problem = 'cannot listen on %s:%s: %s (set [api] host and port)' % (
-            netutils.escape_ipv6(CONF.api.host), CONF.api.port,
-            exc.strerror)
+        raise config_check.StartupError(
+            'cannot listen on %s:%s: %s (set [%s] host and port)' % (
+                netutils.escape_ipv6(host), port, exc.strerror, group))
+
+
+def create_service(wrap=None):
+    """The API server, its socket already listening on [api] host:port.
+
+    With [metrics] enabled and a [metrics] port, a second server on
+    [metrics] host:port serves /metrics; both are returned as one
+    service.
+
+    :param wrap: a middleware put around each server's application.
+    :raises SystemExit: authentication that cannot work, a metrics
+        directory that cannot be written, or an address that cannot be
+        listened on; one line each.
+    """
+    warn_if_exposed_without_auth()
+    wrap = wrap or (lambda application: application)
+    problem = metrics_sock = None
+    try:
+        auth.check_configuration()
+        separate_metrics = (metrics.setup(CONF) and
+                            CONF.metrics.port is not None)
+        sock = _listen('api', CONF.api.host, CONF.api.port)
+        if separate_metrics:
+            metrics_sock = _listen('metrics', CONF.metrics.host,
+                                   CONF.metrics.port)
+    except config_check.StartupError as err:
+        problem = str(err)
     if problem:
         zun_service.startup_failure(BINARY, [problem])
-    return server.WSGIService(BINARY, app.setup_app(), sock,
-                              CONF.api.threads)
+    api = server.WSGIService(
+        BINARY, wrap(app.setup_app(metrics_path=metrics_sock is None)),
+        sock, CONF.api.threads)
+    if metrics_sock is None:
+        return api
+    return zun_service.ServiceGroup([api, server.WSGIService(
+        BINARY + ' metrics', wrap(metrics_api.StandaloneMetricsApp()),
+        metrics_sock, METRICS_THREADS)])
 
 
 def _is_loopback(host):
@@ -64,9 +96,11 @@ def main(argv=None):
     zun_service.take_signals()
     zun_service.prepare_service(sys.argv if argv is None else argv)
     api = create_service()
+    first = (api.services[0] if isinstance(api, zun_service.ServiceGroup)
+             else api)
     LOG.info('%(binary)s listening on %(host)s:%(port)s, %(workers)d '
              'worker(s), auth_strategy %(auth)s',
-             {'binary': BINARY, 'host': api.address[0],
-              'port': api.address[1], 'workers': CONF.api.workers,
+             {'binary': BINARY, 'host': first.address[0],
+              'port': first.address[1], 'workers': CONF.api.workers,
               'auth': CONF.api.auth_strategy})
     return zun_service.serve(api, BINARY, workers=CONF.api.workers)

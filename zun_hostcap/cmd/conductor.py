@@ -2,6 +2,8 @@
 
 import sys
 
+from zun_hostcap.common import config_check
+from zun_hostcap.common import metrics
 from zun_hostcap.common import service as zun_service
 from zun_hostcap.conductor import manager
 import zun_hostcap.conf
@@ -12,6 +14,20 @@ BINARY = 'zun-hostcap-conductor'
 
 
 def create_service():
+    """The conductor's service.
+
+    With [metrics] enabled it counts its RPC calls, for the /metrics of
+    an API on the same host.
+
+    :raises SystemExit: a metrics directory that cannot be written.
+    """
+    problem = None
+    try:
+        metrics.setup(CONF)
+    except config_check.StartupError as err:
+        problem = str(err)
+    if problem:
+        zun_service.startup_failure(BINARY, [problem])
     return zun_service.Service(BINARY, manager.ConductorManager(),
                                topic=CONF.conductor.topic)
 

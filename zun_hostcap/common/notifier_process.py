@@ -45,6 +45,8 @@ import time
 from oslo_log import log as logging
 import oslo_messaging as messaging
 
+from zun_hostcap.common import config_check
+from zun_hostcap.common import metrics
 from zun_hostcap.common import rpc
 
 LOG = logging.getLogger(__name__)
@@ -136,6 +138,7 @@ class NotifierProcess(object):
                 if len(self._backlog) >= self._backlog_limit:
                     return False
                 self._backlog.append(message)
+                self._count_backlog()
                 return True
             try:
                 sent = self._socket.send(message)
@@ -143,9 +146,15 @@ class NotifierProcess(object):
                 sent = 0
             if sent < len(message):
                 self._backlog.append(message[sent:])
+                self._count_backlog()
                 self._start_writer()
                 self._writable.notify()
         return True
+
+    def _count_backlog(self):
+        # Under self._lock.
+        metrics.set_notifications_queued(metrics.QUEUE_NOTIFIER_PROCESS,
+                                         len(self._backlog))
 
     def _start_writer(self):
         if self._writer is None:
@@ -169,10 +178,15 @@ class NotifierProcess(object):
                 except BlockingIOError:
                     continue
                 except OSError:
-                    self._backlog.clear()   # gone: see send()
+                    # Gone (see send()): what waited is lost.
+                    metrics.count_notifications_dropped(
+                        metrics.QUEUE_NOTIFIER_PROCESS, len(self._backlog))
+                    self._backlog.clear()
+                    self._count_backlog()
                     return
                 if sent == len(head):
                     self._backlog.popleft()
+                    self._count_backlog()
                 else:
                     self._backlog[0] = head[sent:]
 
@@ -215,6 +229,8 @@ def send_later(conf, context, build, args, what, publisher_source):
     process = _the_process(conf, publisher_source)
     try:
         if not process.send(data):
+            metrics.count_notifications_dropped(
+                metrics.QUEUE_NOTIFIER_PROCESS)
             LOG.warning('%(what)s not sent: %(limit)d notifications are '
                         'already waiting for the notifier process %(pid)s',
                         {'what': what, 'pid': process.process.pid,
@@ -223,6 +239,7 @@ def send_later(conf, context, build, args, what, publisher_source):
     except OSError as exc:
         # It died (killed by an operator, out of memory): the next one
         # goes to a new one.
+        metrics.count_notifications_dropped(metrics.QUEUE_NOTIFIER_PROCESS)
         _forget(process)
         LOG.warning('%(what)s not sent: the notifier process %(pid)s is '
                     'gone (%(error)s); a new one is started for the next',
@@ -284,6 +301,12 @@ def _main(sock, args, parent_pid, publisher_source):
     logging.register_options(conf)
     conf(args, project='zun-hostcap', default_config_files=[])
     logging.setup(conf, 'zun-hostcap')
+    # Its queue and drops, for the API's /metrics, in the API's directory.
+    if metrics.inherited_directory():
+        try:
+            metrics.setup(conf, directory=metrics.inherited_directory())
+        except config_check.StartupError as err:
+            LOG.warning('The notifier process does not count: %s', err)
     objects.register_all()
     notification.set_publisher_source(publisher_source)
     threading.Thread(target=_watch_parent, args=(parent_pid,),

@@ -15,6 +15,7 @@ import oslo_messaging as messaging
 from oslo_messaging.rpc import dispatcher
 
 from zun_hostcap.common import context as zun_context
+from zun_hostcap.common import metrics
 from zun_hostcap.objects import base as objects_base
 
 TRANSPORT = None
@@ -125,9 +126,12 @@ class _Sender(object):
     def put(self, send, what):
         try:
             self._queue.put_nowait((send, what))
+            metrics.set_notifications_queued(metrics.QUEUE_BROKER,
+                                             self._queue.unfinished_tasks)
             return
         except queue.Full:
             pass
+        metrics.count_notifications_dropped(metrics.QUEUE_BROKER)
         # Out of the except block: the line is all there is to say.
         LOG.warning('%(what)s not sent: %(limit)d notifications are '
                     'already waiting for the message broker',
@@ -144,6 +148,8 @@ class _Sender(object):
                 LOG.exception('%s not sent', what)
             finally:
                 self._queue.task_done()
+                metrics.set_notifications_queued(
+                    metrics.QUEUE_BROKER, self._queue.unfinished_tasks)
 
     def wait_until_sent(self, timeout):
         """True once every queued send has run."""

@@ -282,6 +282,29 @@ def _serve_workers(server, workers):
     return 0 if status is None else status
 
 
+class ServiceGroup(service.ServiceBase):
+    """Several services run as one: started in order, stopped in reverse."""
+
+    def __init__(self, services):
+        self.services = services
+
+    def start(self):
+        for svc in self.services:
+            svc.start()
+
+    def stop(self, graceful=False):
+        for svc in reversed(self.services):
+            svc.stop(graceful)
+
+    def wait(self):
+        for svc in self.services:
+            svc.wait()
+
+    def reset(self):
+        for svc in self.services:
+            svc.reset()
+
+
 class Service(service.Service):
     """One zun-hostcap service around a manager."""
 

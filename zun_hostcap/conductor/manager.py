@@ -15,6 +15,7 @@ from oslo_versionedobjects import exception as ovo_exc
 from zun_hostcap.common import concurrency
 from zun_hostcap.common import context as zun_context
 from zun_hostcap.common import exception
+from zun_hostcap.common import metrics
 from zun_hostcap.conductor import heartbeats
 import zun_hostcap.conf
 from zun_hostcap.objects import base as objects_base
@@ -78,10 +79,12 @@ class ConductorManager(periodic_task.PeriodicTasks):
         super().__init__(CONF)
         self.heartbeats = heartbeats.HeartbeatBatcher()
 
+    @metrics.counted_rpc
     def ping(self, context):
         """Answer, so a starting service knows a conductor listens."""
         return 'pong'
 
+    @metrics.counted_rpc
     def service_report_state(self, context, service_id, sent_at=None):
         """Count a heartbeat of the service ``service_id`` (a cast).
 
@@ -109,6 +112,7 @@ class ConductorManager(periodic_task.PeriodicTasks):
     # sent back to the caller and re-raised there without a traceback here.
     @messaging.expected_exceptions(exception.ZunHostcapException,
                                    ovo_exc.IncompatibleObjectVersion)
+    @metrics.counted_rpc
     def object_class_action_versions(self, context, objname, objmethod,
                                      object_versions, args, kwargs):
         """Call ``objname.objmethod`` and backport the result.
@@ -132,6 +136,7 @@ class ConductorManager(periodic_task.PeriodicTasks):
         return result
 
     @messaging.expected_exceptions(exception.ZunHostcapException)
+    @metrics.counted_rpc
     def object_action(self, context, objinst, objmethod, args, kwargs):
         """Call ``objinst.objmethod``; return (changed fields, result)."""
         concurrency.log_once('conductor RPC handler')
@@ -146,6 +151,7 @@ class ConductorManager(periodic_task.PeriodicTasks):
         updates['obj_what_changed'] = objinst.obj_what_changed()
         return updates, result
 
+    @metrics.counted_rpc
     def object_backport_versions(self, context, objinst, object_versions):
         """Return ``objinst`` as a primitive of the given versions."""
         target = object_versions[objinst.obj_name()]

@@ -9,6 +9,7 @@ from zun_hostcap.conf import compute
 from zun_hostcap.conf import conductor
 from zun_hostcap.conf import database
 from zun_hostcap.conf import docker
+from zun_hostcap.conf import metrics
 from zun_hostcap.conf import notifications
 from zun_hostcap.conf import placement
 from zun_hostcap.conf import service
@@ -21,6 +22,7 @@ compute.register_opts(CONF)
 conductor.register_opts(CONF)
 database.register_opts(CONF)
 docker.register_opts(CONF)
+metrics.register_opts(CONF)
 notifications.register_opts(CONF)
 placement.register_opts(CONF)
 service.register_opts(CONF)

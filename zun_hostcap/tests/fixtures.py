@@ -8,6 +8,7 @@ from oslo_db.sqlalchemy import enginefacade
 import oslo_messaging as messaging
 import sqlalchemy as sa
 
+from zun_hostcap.common import metrics
 from zun_hostcap.common import rpc
 from zun_hostcap.conductor import manager as conductor_manager
 from zun_hostcap.conductor import rpcapi as conductor_rpcapi
@@ -177,3 +178,25 @@ class NotificationCollector(fixtures.Fixture):
 
     def event_types(self):
         return [n['event_type'] for n in self.received]
+
+
+class Metrics(fixtures.Fixture):
+    """[metrics] enabled, counting into a directory of the test's own.
+
+    :param conf: the configuration the test overrides (its fixture's).
+    """
+
+    def __init__(self, conf, **options):
+        super().__init__()
+        self.conf = conf
+        self.options = options
+
+    def _setUp(self):
+        self.directory = self.useFixture(fixtures.TempDir()).path
+        options = dict(enabled=True, directory=self.directory,
+                       **self.options)
+        for name, value in options.items():
+            self.conf.set_override(name, value, group='metrics')
+            self.addCleanup(self.conf.clear_override, name, group='metrics')
+        self.addCleanup(metrics.reset)
+        metrics.setup(self.conf)

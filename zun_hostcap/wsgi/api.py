@@ -14,6 +14,7 @@ from zun_hostcap.api import auth
 from zun_hostcap.api import errors
 from zun_hostcap.common import config_check
 from zun_hostcap.common import memory
+from zun_hostcap.common import metrics
 from zun_hostcap.common import service
 
 CONFIG_FILE_ENV = 'ZUN_HOSTCAP_CONFIG_FILE'
@@ -36,6 +37,7 @@ def prepare():
                             default_config_files=files or None)
     try:
         auth.check_configuration()
+        metrics.setup(service.CONF)
     except config_check.StartupError as err:
         raise SystemExit('zun-hostcap-api: %s' % err)
 

@@ -27,10 +27,12 @@ from oslo_middleware import request_id
 from oslo_middleware import sizelimit
 import webob
 
+from zun_hostcap.api import metrics as metrics_api
 from zun_hostcap.api import middleware
 from zun_hostcap.api.placement import auth
 from zun_hostcap.api.placement import errors
 from zun_hostcap.api.placement import routes
+from zun_hostcap.common import metrics
 import zun_hostcap.conf
 
 CONF = zun_hostcap.conf.CONF
@@ -108,7 +110,13 @@ def setup_app():
 
 
 def setup_standalone_app():
-    """The Placement API alone, at ``/``, as Placement runs behind uwsgi."""
+    """The Placement API alone, at ``/``, as Placement runs behind uwsgi.
+
+    With [metrics] enabled, /metrics too.
+
+    :raises StartupError: [metrics] enabled, and its directory unusable.
+    """
+    counting = metrics.setup(CONF)
     app = setup_app()
     if CONF.cors.allowed_origin:
         # Without origins it would only turn every OPTIONS into a 200.
@@ -116,7 +124,11 @@ def setup_standalone_app():
     app = PathRoute(app, {'/healthcheck': healthcheck.Healthcheck(None,
                                                                   CONF)},
                     exact=True)
+    if counting:
+        app = metrics_api.MetricsRoute(app)
     app = middleware.RequestLogContext(app)
+    if counting:
+        app = metrics_api.RequestMetrics(app)
     app = request_id.RequestId(app)
     return http_proxy_to_wsgi.HTTPProxyToWSGI(app, CONF)
 

@@ -75,9 +75,12 @@ ROUTES = (
 # Set by the accept guard (``app.AcceptGuard``) for a client that does not
 # take JSON.
 NOT_ACCEPTABLE = 'placement.not_acceptable'
+# Where the router names the template of the route it matched (for the
+# request metrics).
+ROUTE_TEMPLATE = 'placement.route_template'
 
 
-def _pattern(template):
+def template_pattern(template):
     """The regular expression of a template: ``{name}`` is one segment."""
     parts = re.split(r'\{\w+\}', template.rstrip('/'))
     return re.compile('^' + '([^/]+)'.join(re.escape(part)
@@ -88,7 +91,7 @@ class Route(object):
 
     def __init__(self, template, controller, methods):
         self.template = template
-        self.pattern = _pattern(template)
+        self.pattern = template_pattern(template)
         self.controller = controller
         self.methods = frozenset(methods)
         self.allow = ', '.join(sorted(methods))
@@ -123,6 +126,7 @@ class Router(object):
         route, params = self.match(req.path_info)
         if route is None:
             raise errors.error(404, 'The resource could not be found.')
+        req.environ[ROUTE_TEMPLATE] = route.template
         method = req.method
         accept = req.environ.get(NOT_ACCEPTABLE)
         # Placement checks Accept on the routes that answer documents to

@@ -21,7 +21,7 @@ class TestOpts(base.TestCase):
         groups = {getattr(group, 'name', group) for group, _ in
                   opts.list_opts()}
         self.assertEqual({'DEFAULT', 'api', 'compute', 'conductor',
-                          'database', 'docker', 'notifications',
+                          'database', 'docker', 'metrics', 'notifications',
                           'placement', 'upgrade_levels'},
                          groups)
 

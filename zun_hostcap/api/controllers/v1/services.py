@@ -18,7 +18,7 @@ def _isotime(value):
     return value.isoformat() if value is not None else None
 
 
-def _state(service):
+def state(service):
     """``up`` when the last heartbeat is recent and nobody forced it down."""
     if service.forced_down:
         return 'down'
@@ -34,7 +34,7 @@ def _serialize_service(service):
     return {'id': service.id,
             'host': service.host,
             'binary': service.binary,
-            'state': _state(service),
+            'state': state(service),
             'disabled': service.disabled,
             'disabled_reason': service.disabled_reason,
             'forced_down': service.forced_down,

@@ -10,6 +10,7 @@ deployment, failing in CI when one is missing.
 from zun_hostcap.tests import base
 from zun_hostcap.tests import fixtures
 from zun_hostcap.tests.functional import base as functional_base
+from zun_hostcap.tests.unit.api import test_metrics
 from zun_hostcap.tests.unit.placement import test_allocation_candidates
 from zun_hostcap.tests.unit.placement import test_allocations
 from zun_hostcap.tests.unit.placement import test_notifications
@@ -118,6 +119,22 @@ class MariaDBCandidatesTestCase(test_allocation_candidates.CandidateTests,
 
 class PostgreSQLCandidatesTestCase(
         test_allocation_candidates.CandidateTests, base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.database = use_postgresql(self)
+
+
+class MariaDBMetricsTestCase(test_metrics.TestPlacementFamilies):
+    """/metrics' one statement for every inventory, on MariaDB."""
+
+    def setUp(self):
+        super().setUp()
+        self.database = use_mariadb(self)
+
+
+class PostgreSQLMetricsTestCase(test_metrics.TestPlacementFamilies):
+    """/metrics' one statement for every inventory, on PostgreSQL."""
 
     def setUp(self):
         super().setUp()
