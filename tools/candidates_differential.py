@@ -40,6 +40,9 @@ def main(argv=None):
     parser.add_argument('--seed', default='random',
                         help="hypothesis's seed: a number, or 'random' "
                         '(default)')
+    parser.add_argument('--progress', type=int, default=100,
+                        help='print the figures so far every so many '
+                        'forests (default %(default)s; 0: never)')
     args = parser.parse_args(argv)
     if args.seed != 'random':
         int(args.seed)
@@ -49,6 +52,7 @@ def main(argv=None):
                    ZUN_HOSTCAP_TEST_CANDIDATES_EXAMPLES=str(args.examples),
                    ZUN_HOSTCAP_TEST_CANDIDATES_SEED=args.seed,
                    ZUN_HOSTCAP_TEST_CANDIDATES_SUMMARY=summary,
+                   ZUN_HOSTCAP_TEST_CANDIDATES_PROGRESS=str(args.progress),
                    # No time-out of the test: the run is as long as asked.
                    OS_TEST_TIMEOUT='0')
         result = subprocess.run(

@@ -39,6 +39,12 @@ traits are kept: they are created once). Knobs, for a long run by hand
                                           in the figures)
     ZUN_HOSTCAP_TEST_CANDIDATES_SUMMARY   a file to write the figures of
                                           the run into (JSON)
+    ZUN_HOSTCAP_TEST_CANDIDATES_PROGRESS  print the figures so far every
+                                          so many forests
+
+Before the generated ones, one forest and request of each known
+difference (``KNOWN_CASES``) shows it: ours is the reference's answer,
+Placement's is the mistake predicted.
 """
 
 import collections
@@ -70,6 +76,8 @@ TOOLS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
 EXAMPLES = int(os.environ.get('ZUN_HOSTCAP_TEST_CANDIDATES_EXAMPLES', 150))
 SEED = os.environ.get('ZUN_HOSTCAP_TEST_CANDIDATES_SEED', '20230')
 SUMMARY = os.environ.get('ZUN_HOSTCAP_TEST_CANDIDATES_SUMMARY')
+# Print the figures every so many forests (the long run's progress).
+PROGRESS = int(os.environ.get('ZUN_HOSTCAP_TEST_CANDIDATES_PROGRESS') or 0)
 # The CI run takes ~75 s alone here; beside the other functional tests,
 # on two CPUs, it may take twice that: more than tox's OS_TEST_TIMEOUT.
 TIME_OUT = 300
@@ -345,6 +353,8 @@ RESOURCELESS_MATCHES_NOTHING = 'resourceless-matches-nothing'
 RESOURCELESS_IN_TREE_IGNORED = 'resourceless-in-tree-ignored'
 UNKNOWN_NAME_AFTER_EMPTY_GROUP = 'unknown-name-after-empty-group'
 SHARING_ANCHOR_DROPPED = 'sharing-anchor-dropped'
+# Placement's answer is ours.
+SAME = 'same'
 # Those whose outcome depends on the order of Python sets in Placement:
 # not predicted.
 UNPREDICTABLE = frozenset([SUMMED_IN_PLACE, SHARING_ANCHOR_DROPPED])
@@ -1065,6 +1075,60 @@ def scenarios(draw):
                     for _index in range(_pick(draw, range(1, 9)))]
 
 
+# One case of each known difference, as a forest and a request, with
+# the verdicts Placement's answer may get: where its mistake depends on
+# the hash seed of its process, it may also answer right.
+
+def _inventory_of(total):
+    return Inventory(total=total, max_unit=total)
+
+
+KNOWN_CASES = [
+    # DISK_GB of the unsuffixed group and of group 1 from one provider.
+    (Forest([
+        Provider('cn0', None, (('DISK_GB', _inventory_of(10)),)),
+        Provider('cn1', None, (('DISK_GB', _inventory_of(10)),)),
+        Provider('cn1.1', 'cn1', (('DISK_GB', _inventory_of(10)),))]),
+     Request((1, 36), (Group('', (('DISK_GB', 3),)),
+                       Group('1', (('DISK_GB', 2),))), 'isolate'),
+     (SUMMED_IN_PLACE, SAME)),
+    # Group 2 without resources, and only a forbidden trait.
+    (Forest([
+        Provider('cn0', None, (('VCPU', _inventory_of(4)),)),
+        Provider('cn0.1', 'cn0', (), frozenset(['CUSTOM_GOLD']))]),
+     Request((1, 36), (Group('1', (('VCPU', 1),)),
+                       Group('2', forbidden=frozenset(['CUSTOM_SILVER']))),
+             'none', same_subtrees=(('1', '2'),)),
+     (RESOURCELESS_MATCHES_NOTHING,)),
+    # Group 2 without resources, in the tree of cn1.
+    (Forest([
+        Provider('cn0', None, (('VCPU', _inventory_of(4)),)),
+        Provider('cn0.1', 'cn0', (), frozenset(['CUSTOM_GOLD'])),
+        Provider('cn1', None, (('VCPU', _inventory_of(4)),)),
+        Provider('cn1.1', 'cn1', (), frozenset(['CUSTOM_GOLD']))]),
+     Request((1, 36), (Group('1', (('VCPU', 1),)),
+                       Group('2', required=(frozenset(['CUSTOM_GOLD']),),
+                             in_tree='cn1')),
+             'none', same_subtrees=(('1', '2'),)),
+     (RESOURCELESS_IN_TREE_IGNORED,)),
+    # The unsuffixed group has no candidate; group 1 names an unknown
+    # class.
+    (Forest([Provider('cn0', None, (('VCPU', _inventory_of(4)),))]),
+     Request((1, 25), (Group('', (('VCPU', 8),)),
+                       Group('1', ((UNKNOWN_CLASS, 1),)))),
+     (UNKNOWN_NAME_AFTER_EMPTY_GROUP,)),
+    # DISK_GB from ss0 alone, for cn0's tree (and for its own).
+    (Forest([
+        Provider('cn0', None, (), frozenset(), frozenset(['agg0'])),
+        Provider('cn0.1', 'cn0', (('VCPU', _inventory_of(8)),)),
+        Provider('ss0', None, (('DISK_GB', _inventory_of(10)),),
+                 frozenset([SHARES]), frozenset(['agg0']))]),
+     Request((1, 39), (Group('', (('DISK_GB', 1),)),
+                       Group('_NET', (('VCPU', 1),))), 'none'),
+     (SHARING_ANCHOR_DROPPED,)),
+]
+
+
 # The services
 
 class Service(object):
@@ -1228,6 +1292,7 @@ class Differential(object):
         return [future.result() for future in futures]
 
     def run(self, forest, requests):
+        """Load the forest into both; ask, judge: [verdict a request]."""
         uuid_of = {name: str(uuid.uuid4()) for name in
                    list(forest.providers) + list(AGGREGATES) +
                    [UNKNOWN_AGG, UNKNOWN_PROVIDER]}
@@ -1237,6 +1302,7 @@ class Differential(object):
         self.tally.forests += 1
         self.tally.providers += len(forest.providers)
         reference = Reference(forest)
+        verdicts = []
         for request in requests:
             futures = [self.pool.submit(service.candidates, request, uuid_of)
                        for service in (self.ours, self.theirs)]
@@ -1245,9 +1311,19 @@ class Differential(object):
                 canonical(request.version, *future.result(),
                           lambda rp: name_of(rp, rp))
                 for future in futures]
-            self.judge(forest, request, reference, expected, ours, theirs)
+            verdicts.append(self.judge(forest, request, reference, expected,
+                                       ours, theirs))
+        if PROGRESS and not self.tally.forests % PROGRESS:
+            sys.stderr.write('%s\n' % json.dumps(self.tally.as_dict()))
+            sys.stderr.flush()
+        return verdicts
 
     def judge(self, forest, request, reference, expected, ours, theirs):
+        """SAME, or the known difference Placement's answer is of.
+
+        :raises AssertionError: ours is not the reference's answer, or
+            Placement's differs from ours otherwise.
+        """
         tally = self.tally
         tally.requests += 1
         tally.by_version[request.version] += 1
@@ -1266,25 +1342,26 @@ class Differential(object):
             fail('Our answer is not the reference\'s.')
         if theirs == ours:
             tally.same += 1
-            return
+            return SAME
         kinds = reference.known_differences(request)
         if SUMMED_IN_PLACE in kinds and theirs.status == 200:
             tally.known[SUMMED_IN_PLACE] += 1
-            return
+            return SUMMED_IN_PLACE
         if (SHARING_ANCHOR_DROPPED in kinds and theirs.status == 200 and
                 not theirs.requests - ours.requests and
                 all(ours.summaries.get(name) == summary
                     for name, summary in theirs.summaries.items())):
             # Some of ours, no other.
             tally.known[SHARING_ANCHOR_DROPPED] += 1
-            return
+            return SHARING_ANCHOR_DROPPED
         kinds -= UNPREDICTABLE
         if kinds and theirs == reference.answer(request, frozenset(kinds)):
             # Attributed to the mistakes that alone explain it, if any.
             alone = [kind for kind in sorted(kinds)
                      if theirs == reference.answer(request, {kind})]
-            tally.known[' + '.join(alone or sorted(kinds))] += 1
-            return
+            verdict = ' + '.join(alone or sorted(kinds))
+            tally.known[verdict] += 1
+            return verdict
         fail('Placement answers differently, and not as one of its known '
              'mistakes (%s) predicts.' % (', '.join(sorted(kinds)) or
                                           'none applies'))
@@ -1358,6 +1435,11 @@ class TestCandidatesDifferential(base.BaseTestCase):
                                     self.start_theirs(tmp))
         self.addCleanup(differential.close)
         differential.both('prepare')
+
+        # Each known difference, shown.
+        for forest, request, verdicts in KNOWN_CASES:
+            (verdict,) = differential.run(forest, [request])
+            self.assertIn(verdict, verdicts, request.describe())
 
         settings = hypothesis.settings(
             max_examples=EXAMPLES, deadline=None, database=None,
