@@ -24,9 +24,10 @@ provider (traits as sets).
   wrong (``KNOWN_DIFFERENCES``, also in
   doc/source/admin/placement-candidates.rst): a request of such a case
   is recognized, and Placement's answer must then be what the reference
-  predicts of Placement's mistake (or, where its mistake depends on the
-  process's hash seed, any 200). Any other difference fails the test
-  with a reproducer: the forest, the query and the three answers, named.
+  predicts of Placement's mistake (where the mistake depends on the
+  order of Python sets in Placement: any 200 for one, a part of ours for
+  the other). Any other difference fails the test with a reproducer:
+  the forest, the query and the three answers, named.
 
 Between forests, the rows of both databases are deleted (classes and
 traits are kept: they are created once). Knobs, for a long run by hand
@@ -307,6 +308,7 @@ class Request:
                     pairs.append(('required' + s,
                                   'in:' + ','.join(sorted(any_of))))
             elif singles or forbidden:
+                # (Any-of sets are generated from 1.39 only.)
                 pairs.append(('required' + s, ','.join(singles + forbidden)))
             for any_of in group.member_of:
                 aggs = sorted(uuid_of[a] for a in any_of)
@@ -362,8 +364,8 @@ UNPREDICTABLE = frozenset([SUMMED_IN_PLACE, SHARING_ANCHOR_DROPPED])
 KNOWN_DIFFERENCES = {
     SUMMED_IN_PLACE:
         'a class in the unsuffixed group and in a granular group, on a '
-        'provider that can serve both, with group_policy isolate or none '
-        'given: Placement sums the amounts into objects that other '
+        'provider that can serve both, with group_policy=isolate or no '
+        'group_policy: Placement sums the amounts into objects that other '
         'candidates share, in place; which candidates survive depends on '
         "the process's hash seed",
     RESOURCELESS_MATCHES_NOTHING:
@@ -437,11 +439,11 @@ def _meets(names, any_ofs):
 class Reference(object):
     """The semantics of GET /allocation_candidates, by brute force.
 
-    Written from the API reference and the rules stated in
-    doc/source/admin/placement-candidates.rst, not from either
-    implementation: for each root allowed as anchor, every combination of
-    one provider for each class of the unsuffixed group and one for each
-    granular group is tried against every rule.
+    Written from the API reference and the rules stated in the
+    docstring of zun_hostcap/db/sqlalchemy/placement/candidates.py, not
+    from either implementation: for each root allowed as anchor, every
+    combination of one provider for each class of the unsuffixed group
+    and one for each granular group is tried against every rule.
 
     ``quirks``: Placement's deterministic mistakes to reproduce (its
     names in KNOWN_DIFFERENCES), to predict its answer.
@@ -1363,8 +1365,9 @@ class Differential(object):
             tally.known[verdict] += 1
             return verdict
         fail('Placement answers differently, and not as one of its known '
-             'mistakes (%s) predicts.' % (', '.join(sorted(kinds)) or
-                                          'none applies'))
+             'mistakes predicts. Those the request is a case of: %s' % (
+                 ''.join('\n- %s: %s' % (kind, KNOWN_DIFFERENCES[kind])
+                         for kind in sorted(kinds)) or 'none'))
 
     def close(self):
         self.pool.shutdown()
@@ -1423,8 +1426,10 @@ class TestCandidatesDifferential(base.BaseTestCase):
 
     def setUp(self):
         super().setUp()
-        if int(os.environ.get('OS_TEST_TIMEOUT') or 0) > 0:
-            self.useFixture(fixtures.Timeout(TIME_OUT, gentle=True))
+        time_out = int(os.environ.get('OS_TEST_TIMEOUT') or 0)
+        if time_out > 0:
+            self.useFixture(fixtures.Timeout(max(time_out, TIME_OUT),
+                                             gentle=True))
 
     def test_same_answers(self):
         # The databases in memory where the machine has a tmpfs: on disk,
