@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""The differential test of GET /allocation_candidates, as long as asked.
+
+Runs the functional test
+``zun_hostcap.tests.functional.test_candidates_differential`` (ours,
+OpenStack Placement and a brute-force reference, on generated forests
+and requests; see its docstring) with ``--examples`` forests instead of
+CI's, without the test time-out, then prints its figures: forests,
+requests, answers alike, Placement's known differences by kind, time.
+
+Usage (with the Python of the functional tox environment, where
+openstack-placement's virtualenv was made by ``tools/placement_peer.py
+install``)::
+
+    .tox/functional/bin/python tools/candidates_differential.py \\
+        --examples 3000 [--seed N | --seed random]
+
+A difference that is neither of the reference's nor a known one of
+Placement's ends the run: hypothesis shrinks it and prints it, with the
+forest, the query and the three answers. Exits 1 then.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TEST = 'zun_hostcap.tests.functional.test_candidates_differential'
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument('--examples', type=int, default=1000,
+                        help='forests to generate (default %(default)s)')
+    parser.add_argument('--seed', default='random',
+                        help="hypothesis's seed: a number, or 'random' "
+                        '(default)')
+    parser.add_argument('--progress', type=int, default=100,
+                        help='print the figures so far every so many '
+                        'forests (default %(default)s; 0: never)')
+    args = parser.parse_args(argv)
+    if args.seed != 'random':
+        int(args.seed)
+    with tempfile.TemporaryDirectory() as tmp:
+        summary = os.path.join(tmp, 'figures.json')
+        env = dict(os.environ,
+                   ZUN_HOSTCAP_TEST_CANDIDATES_EXAMPLES=str(args.examples),
+                   ZUN_HOSTCAP_TEST_CANDIDATES_SEED=args.seed,
+                   ZUN_HOSTCAP_TEST_CANDIDATES_SUMMARY=summary,
+                   ZUN_HOSTCAP_TEST_CANDIDATES_PROGRESS=str(args.progress),
+                   # No time-out of the test: the run is as long as asked.
+                   OS_TEST_TIMEOUT='0')
+        result = subprocess.run(
+            [sys.executable, '-m', 'testtools.run', TEST], cwd=REPO,
+            env=env)
+        if os.path.exists(summary):
+            with open(summary) as f:
+                figures = json.load(f)
+            print(json.dumps(figures, indent=1, sort_keys=True))
+    return 1 if result.returncode else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
