@@ -54,6 +54,7 @@ SCHEMA_COMPONENTS = (
     ('ProviderTraits', responses.PROVIDER_TRAITS),
     ('ProviderAllocations', responses.PROVIDER_ALLOCATIONS),
     ('ConsumerAllocations', responses.CONSUMER_ALLOCATIONS),
+    ('AllocationCandidates', responses.ALLOCATION_CANDIDATES),
 )
 
 # Request schemas: component name, module, constant (without the
@@ -83,6 +84,8 @@ QUERY_SCHEMAS = (
      'GET_RESOURCE_PROVIDERS'),
     ('listTraits', 'traits', 'LIST_TRAITS_QUERY'),
     ('showUsages', 'usages', 'GET_USAGES'),
+    ('listAllocationCandidates', 'allocation_candidates',
+     'GET_ALLOCATION_CANDIDATES'),
 )
 
 # Error responses: component name, status, when.
@@ -172,6 +175,8 @@ TAGS = (
     {'name': 'reshaper',
      'description': 'Placement: inventories and allocations moved '
                     'together.'},
+    {'name': 'allocation candidates',
+     'description': 'Placement: where a request could be placed.'},
 )
 
 
@@ -386,19 +391,58 @@ def parameter_components():
     return parameters
 
 
-def _query_parameters(operation_id):
+# The query keys a schema names by pattern (the request groups of GET
+# /allocation_candidates: resources, resources1, resources_NIC...) are
+# the properties of one object parameter, each its own key=value.
+PATTERN_PARAMETER = 'request_groups'
+
+
+def _query_parameters(operation_id, examples=None):
     schema = next((newest(module, base)
                    for op, module, base in QUERY_SCHEMAS
                    if op == operation_id), None)
     if schema is None:
         return []
     required = set(schema.get('required', ()))
-    return [{'name': name,
-             'in': 'query',
-             'required': name in required,
-             'description': prop.get('description', ''),
-             'schema': copy.deepcopy(prop)}
-            for name, prop in schema.get('properties', {}).items()]
+    parameters = [{'name': name,
+                   'in': 'query',
+                   'required': name in required,
+                   'description': prop.get('description', ''),
+                   'schema': copy.deepcopy(prop)}
+                  for name, prop in schema.get('properties', {}).items()]
+    if schema.get('patternProperties'):
+        parameter = {
+            'name': PATTERN_PARAMETER,
+            'in': 'query',
+            'required': False,
+            'style': 'form',
+            'explode': True,
+            'description': REQUEST_GROUPS_DESCRIPTION,
+            'schema': {'type': 'object',
+                       'patternProperties': copy.deepcopy(
+                           schema['patternProperties']),
+                       'additionalProperties': False}}
+        if examples:
+            parameter['examples'] = copy.deepcopy(examples)
+        parameters.append(parameter)
+    return parameters
+
+
+REQUEST_GROUPS_DESCRIPTION = (
+    'The request groups, each key a query parameter of its own: '
+    '`resources` (`VCPU:1,MEMORY_MB:512`; required before 1.25), '
+    '`required` (traits; 1.17; `!TRAIT` from 1.22, `in:A,B` and repeated '
+    'from 1.39), `member_of` (aggregate uuids; 1.21; `in:`, repeated from '
+    '1.24, `!` from 1.32), `in_tree` (a provider uuid; 1.31), unsuffixed '
+    'or, from 1.25, with a suffix naming a group one provider serves '
+    '(`resources1`; 1 to 64 letters, digits, `_` and `-` from 1.33: '
+    '`resources_NIC`).')
+
+# A query of the examples phase: this host's compute node can serve it.
+CANDIDATE_EXAMPLES = {
+    'compute': {'summary': 'A container of 1 VCPU and 64 MB',
+                'value': {'resources': 'VCPU:1,MEMORY_MB:64'}},
+}
 
 
 def _body(component, required=True):
@@ -414,7 +458,7 @@ _MINIMUMS = ((1, 0), microversion.AGGREGATES,
              microversion.RESOURCE_CLASSES,
              microversion.DELETE_ALL_INVENTORIES, microversion.TRAITS,
              microversion.USAGES, microversion.POST_ALLOCATIONS,
-             microversion.RESHAPER)
+             microversion.RESHAPER, microversion.ALLOCATION_CANDIDATES)
 
 
 def _link(operation_id, description, **parameters):
@@ -463,7 +507,8 @@ class _Operation(object):
 
     def __init__(self, operation_id, summary, tag, minimum, ok, errors,
                  parameters=(), body=None, description=None,
-                 public=False, other_responses=(), body_required=True):
+                 public=False, other_responses=(), body_required=True,
+                 examples=None):
         self.operation_id = operation_id
         self.summary = summary
         self.tag = tag
@@ -476,6 +521,7 @@ class _Operation(object):
         self.public = public
         self.other_responses = other_responses
         self.body_required = body_required
+        self.examples = examples
 
     def build(self):
         operation = {'operationId': self.operation_id,
@@ -486,7 +532,7 @@ class _Operation(object):
         operation['parameters'] = (
             [_ref('parameters', _version_parameter_name(self.minimum))] +
             [_ref('parameters', name) for name in self.parameters] +
-            _query_parameters(self.operation_id))
+            _query_parameters(self.operation_id, self.examples))
         body = (_body(self.body, self.body_required) if self.body
                 else None)
         if body is not None:
@@ -786,6 +832,26 @@ def _operations():
             'delete': _Operation(
                 'deleteTrait', 'Delete a custom trait', 'traits', traits_v,
                 [(204, _ok('Deleted.'))], found + (409,), ('trait_name',)),
+        },
+        PREFIX + '/allocation_candidates': {
+            'get': _Operation(
+                'listAllocationCandidates',
+                'List allocation candidates', 'allocation candidates',
+                microversion.ALLOCATION_CANDIDATES,
+                [(200, _ok('The allocation requests that can serve the '
+                           'request groups, and a summary of each '
+                           'provider they involve.',
+                           'AllocationCandidates', cached=True))],
+                found, examples=CANDIDATE_EXAMPLES,
+                description='The query schema of the newest microversion; '
+                            'limit from 1.16, group_policy from 1.25 '
+                            '(required with two suffixed groups), '
+                            'root_required from 1.35, same_subtree from '
+                            '1.36. Each allocation request is the body of '
+                            'a PUT /allocations/{consumer_uuid} at the '
+                            'same version: a list of allocations before '
+                            '1.12, a dict by provider from 1.12, with '
+                            'mappings from 1.34.'),
         },
         PREFIX + '/usages': {
             'get': _Operation(

@@ -142,41 +142,51 @@ class TestAgainstOurPlacement(ReportTests, SharedDiskTests,
                               test_base.TestCase):
 
     def start_placement(self):
-        tmp = self.useFixture(fixtures.TempDir()).path
-        port = base.free_port()
-        config = base.write_config(os.path.join(tmp, 'api.conf'), {
-            'DEFAULT': {'state_path': tmp},
-            'api': {'host': '127.0.0.1', 'port': port, 'workers': 1,
-                    'auth_strategy': 'noauth2'}})
-        subprocess.run(base.console_script('zun-hostcap-db-manage') +
-                       ['--config-file', config, 'upgrade'],
-                       check=True, capture_output=True)
-        api = self.useFixture(base.ServiceProcess('zun-hostcap-api', config,
-                                                  tmp))
-        url = 'http://127.0.0.1:%d/placement' % port
-        base.wait_until_serving(self, api, url)
-        return url
+        return start_our_placement(self)
 
 
 class TestAgainstOpenStackPlacement(ReportTests, SharedDiskTests,
                                     test_base.TestCase):
 
     def start_placement(self):
-        script = os.path.join(TOOLS, 'placement_peer.py')
-        python = placement_venv_python()
-        base.require(self, python is not None,
-                     'openstack-placement is not installed (run %s '
-                     'install)' % script)
-        tmp = self.useFixture(fixtures.TempDir()).path
-        port = base.free_port()
-        # The script makes the schema, then execs the server: this pid.
-        peer = self.useFixture(base.Process(
-            'placement', [sys.executable, script, 'serve', '--port',
-                          str(port), '--state-dir', tmp],
-            os.path.join(tmp, 'placement.log')))
-        url = 'http://127.0.0.1:%d' % port
-        base.wait_until_serving(self, peer, url)
-        return url
+        return start_openstack_placement(self)
+
+
+def start_our_placement(test):
+    """zun-hostcap-api (SQLite, noauth2) for ``test``; its /placement URL."""
+    tmp = test.useFixture(fixtures.TempDir()).path
+    port = base.free_port()
+    config = base.write_config(os.path.join(tmp, 'api.conf'), {
+        'DEFAULT': {'state_path': tmp},
+        'api': {'host': '127.0.0.1', 'port': port, 'workers': 1,
+                'auth_strategy': 'noauth2'}})
+    subprocess.run(base.console_script('zun-hostcap-db-manage') +
+                   ['--config-file', config, 'upgrade'],
+                   check=True, capture_output=True)
+    api = test.useFixture(base.ServiceProcess('zun-hostcap-api', config,
+                                              tmp))
+    url = 'http://127.0.0.1:%d/placement' % port
+    base.wait_until_serving(test, api, url)
+    return url
+
+
+def start_openstack_placement(test):
+    """OpenStack Placement (SQLite, noauth2) for ``test``; its URL."""
+    script = os.path.join(TOOLS, 'placement_peer.py')
+    python = placement_venv_python()
+    base.require(test, python is not None,
+                 'openstack-placement is not installed (run %s install)'
+                 % script)
+    tmp = test.useFixture(fixtures.TempDir()).path
+    port = base.free_port()
+    # The script makes the schema, then execs the server: this pid.
+    peer = test.useFixture(base.Process(
+        'placement', [sys.executable, script, 'serve', '--port',
+                      str(port), '--state-dir', tmp],
+        os.path.join(tmp, 'placement.log')))
+    url = 'http://127.0.0.1:%d' % port
+    base.wait_until_serving(test, peer, url)
+    return url
 
 
 def placement_venv_python():

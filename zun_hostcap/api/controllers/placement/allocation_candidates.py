@@ -26,6 +26,15 @@ from zun_hostcap.objects import allocation_candidate
 
 _KEY_PATTERNS = {}
 
+# More candidates than a limit of this many digits could never be made.
+_LIMIT_DIGITS = 18
+
+# The conditions one request group may name (resource classes, required
+# and member_of values): each is a condition of one SQL statement, and
+# SQLite refuses an expression nested 1,000 deep. Far above any real
+# request; Placement has no limit and takes seconds at a few hundred.
+MAX_GROUP_CONDITIONS = 500
+
 
 def _key_pattern(version):
     """The pattern of a group key (``resources``, ``required_COMPUTE``)."""
@@ -53,10 +62,12 @@ class _Group(object):
         return allocation_candidate.RequestGroup(
             suffix=self.suffix,
             resources=tuple(self.resources.items()),
-            required_traits=tuple(frozenset(any_of)
-                                  for any_of in self.required),
+            # A set given twice is one condition, not two.
+            required_traits=tuple(dict.fromkeys(
+                frozenset(any_of) for any_of in self.required)),
             forbidden_traits=frozenset(self.forbidden),
-            member_of=tuple(frozenset(aggs) for aggs in self.member_of),
+            member_of=tuple(dict.fromkeys(
+                frozenset(aggs) for aggs in self.member_of)),
             forbidden_aggs=frozenset(self.forbidden_aggs),
             in_tree=self.in_tree)
 
@@ -65,9 +76,12 @@ def _read_groups(req):
     """{suffix: _Group}, in the order the query names them."""
     pattern = _key_pattern(util.version(req))
     groups = {}
+    # required and member_of are read with all their values at once: a
+    # key repeated N times is read once, not N times (N * N values).
+    read = set()
     for key, value in req.GET.items():
         found = pattern.match(key)
-        if found is None:
+        if found is None or key in read:
             continue
         prefix, suffix = found.groups()
         suffix = suffix or ''
@@ -77,9 +91,11 @@ def _read_groups(req):
         if prefix == 'resources':
             group.resources = query.parse_resources(value)
         elif prefix == 'required':
+            read.add(key)
             group.required, group.forbidden = query.parse_required(
                 req, req.GET.getall(key))
         elif prefix == 'member_of':
+            read.add(key)
             group.member_of, group.forbidden_aggs = query.parse_member_of(
                 req, req.GET.getall(key), suffix)
         else:
@@ -97,6 +113,25 @@ def _read_same_subtrees(req):
                      'in `same_subtree` ', errors.QUERY_BAD_VALUE)
         same_subtrees.append(frozenset(suffixes))
     return same_subtrees
+
+
+def _check_sizes(groups, root_required):
+    """400 for a group that names more than MAX_GROUP_CONDITIONS."""
+    for suffix, group in groups.items():
+        conditions = (len(group.resources) +
+                      len(set(map(frozenset, group.required))) +
+                      len(set(map(frozenset, group.member_of))))
+        if conditions > MAX_GROUP_CONDITIONS:
+            raise errors.error(
+                400, 'The request group %r names %d resource classes, '
+                     'required and member_of values; at most %d are '
+                     'allowed.' % (suffix, conditions, MAX_GROUP_CONDITIONS),
+                errors.QUERY_BAD_VALUE)
+    if len(root_required) > MAX_GROUP_CONDITIONS:
+        raise errors.error(
+            400, 'root_required names %d traits; at most %d are allowed.'
+                 % (len(root_required), MAX_GROUP_CONDITIONS),
+            errors.QUERY_BAD_VALUE)
 
 
 def _check_groups(req, groups, same_subtrees):
@@ -158,16 +193,36 @@ def _check_groups(req, groups, same_subtrees):
                      'the following traits keys: %s' % ', '.join(conflicts))
 
 
+def _first_values(req):
+    seen = set()
+    for key, value in req.GET.items():
+        if key not in seen:
+            seen.add(key)
+            yield key, value
+
+
+def _limit(digits):
+    """The limit of ``digits`` (the schema checked them); None for none.
+
+    A limit longer than int() reads (4,300 digits), or than any answer,
+    is no limit.
+    """
+    return int(digits) if len(digits) <= _LIMIT_DIGITS else None
+
+
 def read_request(req):
     """The CandidateRequest of a GET /allocation_candidates.
 
     :raises webob.exc.HTTPBadRequest: with Placement's detail.
     """
-    params = util.last_values(req)
-    util.check_query(params, schema.get_allocation_candidates(
-        util.version(req)))
+    query_schema = schema.get_allocation_candidates(util.version(req))
+    util.check_query(util.last_values(req), query_schema)
     limit = req.GET.getall('limit')
     group_policy = req.GET.getall('group_policy')
+    # Placement checks the last of repeated values and uses the first:
+    # the first is checked too, so that it is never a 500 or an unknown
+    # policy.
+    util.check_query(dict(_first_values(req)), query_schema)
     root_required = req.GET.getall('root_required')
     required = forbidden = set()
     if root_required:
@@ -179,6 +234,7 @@ def read_request(req):
     same_subtrees = _read_same_subtrees(req)
     groups = _read_groups(req)
     _check_groups(req, groups, same_subtrees)
+    _check_sizes(groups, required)
     if not group_policy and sum(1 for suffix in groups if suffix) > 1:
         raise errors.error(
             400, 'The "group_policy" parameter is required when specifying '
@@ -186,7 +242,7 @@ def read_request(req):
     return allocation_candidate.CandidateRequest(
         groups=tuple(group.build() for group in groups.values()),
         # The first of repeated values, as Placement takes them.
-        limit=int(limit[0]) if limit else None,
+        limit=_limit(limit[0]) if limit else None,
         group_policy=group_policy[0] if group_policy else None,
         root_required=frozenset(required),
         root_forbidden=frozenset(forbidden),

@@ -327,3 +327,107 @@ CONSUMER_ALLOCATIONS = {
     'required': ['allocations'],
     'additionalProperties': False,
 }
+
+# GET /allocation_candidates: allocation requests, each the body of a
+# PUT /allocations/{consumer_uuid} at the same version (a list of
+# allocations before 1.12, a dict by provider from 1.12, with the
+# providers of each request group from 1.34), and a summary of every
+# provider they involve (its traits from 1.17, every class it has from
+# 1.27, parent and root from 1.29).
+_CANDIDATE_LIST = {
+    'type': 'object',
+    'description': '1.10-1.11',
+    'properties': {
+        'allocations': {
+            'type': 'array',
+            'items': {
+                'type': 'object',
+                'properties': {
+                    'resource_provider': {
+                        'type': 'object',
+                        'properties': {'uuid': UUID},
+                        'required': ['uuid'],
+                        'additionalProperties': False,
+                    },
+                    'resources': RESOURCES,
+                },
+                'required': ['resource_provider', 'resources'],
+                'additionalProperties': False,
+            },
+        },
+    },
+    'required': ['allocations'],
+    'additionalProperties': False,
+}
+
+_CANDIDATE_DICT = {
+    'type': 'object',
+    'description': 'from 1.12',
+    'properties': {
+        'allocations': {
+            'type': 'object',
+            'propertyNames': UUID,
+            'additionalProperties': {
+                'type': 'object',
+                'properties': {'resources': RESOURCES},
+                'required': ['resources'],
+                'additionalProperties': False,
+            },
+        },
+        'mappings': {
+            'type': 'object',
+            'description': 'from 1.34: the providers of each request '
+                           'group, by suffix ("" for the unsuffixed one)',
+            'propertyNames': {'pattern': '^[a-zA-Z0-9_-]{0,64}$'},
+            'additionalProperties': {'type': 'array', 'items': UUID,
+                                     'minItems': 1},
+        },
+    },
+    'required': ['allocations'],
+    'additionalProperties': False,
+}
+
+ALLOCATION_CANDIDATES = {
+    'type': 'object',
+    'properties': {
+        'allocation_requests': {
+            'type': 'array',
+            'items': {'anyOf': [_CANDIDATE_LIST, _CANDIDATE_DICT]},
+        },
+        'provider_summaries': {
+            'type': 'object',
+            'propertyNames': UUID,
+            'additionalProperties': {
+                'type': 'object',
+                'properties': {
+                    'resources': {
+                        'type': 'object',
+                        'propertyNames': RESOURCE_CLASS_NAME,
+                        'additionalProperties': {
+                            'type': 'object',
+                            'properties': {
+                                'capacity': {'type': 'integer',
+                                             'minimum': 0},
+                                'used': {'type': 'integer', 'minimum': 0},
+                            },
+                            'required': ['capacity', 'used'],
+                            'additionalProperties': False,
+                        },
+                    },
+                    'traits': {'type': 'array', 'items': TRAIT_NAME,
+                               'description': 'from 1.17'},
+                    'parent_provider_uuid': {
+                        'type': ['string', 'null'], 'format': 'uuid',
+                        'description': 'from 1.29: null for a root'},
+                    'root_provider_uuid': {
+                        'type': 'string', 'format': 'uuid',
+                        'description': 'from 1.29'},
+                },
+                'required': ['resources'],
+                'additionalProperties': False,
+            },
+        },
+    },
+    'required': ['allocation_requests', 'provider_summaries'],
+    'additionalProperties': False,
+}

@@ -20,6 +20,7 @@ import sqlalchemy as sa
 from zun_hostcap.common import exception
 from zun_hostcap.db.sqlalchemy import models
 from zun_hostcap.db.sqlalchemy.placement import common
+from zun_hostcap.db.sqlalchemy.placement import inventories as inv_db
 from zun_hostcap.db.sqlalchemy.placement import resource_classes
 from zun_hostcap.db.sqlalchemy.placement import traits as trait_db
 
@@ -312,6 +313,10 @@ def _with_traits(rp_col, trait_ids):
 @functools.lru_cache(maxsize=256)
 def _has_capacity(rp_col, rc_id, amount):
     """The provider's inventory of ``rc_id`` can take ``amount`` more."""
+    if amount > inv_db.MAX_INT:
+        # Over any max_unit: no provider, and no integer the database
+        # would take (SQLite's stop at 2**63).
+        return sa.false()
     # Correlated with the inventory row of the EXISTS around it: named
     # through ``rp_col``, the provider's table would be correlated two
     # levels up, which SQLAlchemy does not do; it would join it instead,

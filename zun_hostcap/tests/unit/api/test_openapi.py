@@ -28,6 +28,7 @@ from zun_hostcap.api import openapi_placement
 from zun_hostcap.api.placement import microversion as placement_version
 from zun_hostcap.api.schemas import hosts as host_schemas
 from zun_hostcap.api.schemas.placement import aggregates as pl_aggregates
+from zun_hostcap.api.schemas.placement import allocation_candidates as pl_cand
 from zun_hostcap.api.schemas.placement import allocations as pl_allocations
 from zun_hostcap.api.schemas.placement import inventories as pl_inventories
 from zun_hostcap.api.schemas.placement import reshaper as pl_reshaper
@@ -306,6 +307,7 @@ class TestDocument(base.BaseTestCase):
 
 _PLACEMENT_MODULES = {
     'aggregates': pl_aggregates, 'allocations': pl_allocations,
+    'allocation_candidates': pl_cand,
     'inventories': pl_inventories, 'resource_classes': pl_classes,
     'resource_providers': pl_rps, 'traits': pl_traits, 'usages': pl_usages,
     'reshaper': pl_reshaper,
@@ -347,12 +349,13 @@ class TestPlacementDocument(base.BaseTestCase):
             for method, operation in item.items()}
 
     def test_every_placement_route_is_there(self):
-        # Placement's routes but /allocation_candidates.
-        self.assertEqual(35, len(self.operations))
+        # Every route of Placement.
+        self.assertEqual(36, len(self.operations))
         self.assertEqual(set(openapi_placement.operation_minimums()),
                          set(self.operations))
-        self.assertNotIn('/placement/allocation_candidates',
-                         self.document['paths'])
+        for path in ('/placement/allocation_candidates',
+                     '/placement/reshaper'):
+            self.assertIn(path, self.document['paths'])
 
     def test_every_schema_the_api_validates_with_is_found(self):
         self.assertEqual([], openapi_placement.missing_schemas())
@@ -382,6 +385,9 @@ class TestPlacementDocument(base.BaseTestCase):
                              if op['operationId'] == operation_id)
             parameters = {p['name']: p for p in operation['parameters']
                           if p.get('in') == 'query'}
+            # Keys named by pattern: one object, each key a parameter.
+            groups = parameters.pop(openapi_placement.PATTERN_PARAMETER,
+                                    None)
             self.assertEqual(schema['properties'],
                              {name: p['schema']
                               for name, p in parameters.items()},
@@ -389,6 +395,32 @@ class TestPlacementDocument(base.BaseTestCase):
             self.assertEqual(set(schema.get('required', ())),
                              {name for name, p in parameters.items()
                               if p['required']}, operation_id)
+            if 'patternProperties' not in schema:
+                self.assertIsNone(groups, operation_id)
+                continue
+            self.assertEqual(('form', True, False),
+                             (groups['style'], groups['explode'],
+                              groups['required']))
+            self.assertEqual(schema['patternProperties'],
+                             groups['schema']['patternProperties'])
+
+    def test_allocation_candidates_query(self):
+        operation = self.operations[('get',
+                                     '/placement/allocation_candidates')]
+        parameters = {p.get('name'): p for p in operation['parameters']}
+        self.assertEqual({None, 'limit', 'group_policy', 'root_required',
+                          'same_subtree', 'request_groups'},
+                         set(parameters))
+        groups = parameters['request_groups']['schema']
+        # The unsuffixed keys and those with a suffix of 1 to 64 chars.
+        validator = jsonschema.Draft202012Validator(groups)
+        for valid in ({'resources': 'VCPU:1'},
+                      {'resources1': 'VCPU:1', 'required1': 'A',
+                       'member_of_NIC': 'in:a,b', 'in_tree' + 'x' * 64: 'u'}):
+            self.assertTrue(validator.is_valid(valid), valid)
+        for invalid in ({'resources': 1}, {'resources' + 'x' * 65: 'a'},
+                        {'resources_\u00e9': 'a'}, {'limits': '1'}):
+            self.assertFalse(validator.is_valid(invalid), invalid)
 
     def test_microversion_header_from_the_route_s_version(self):
         params = self.document['components']['parameters']
@@ -792,6 +824,46 @@ class TestPlacementConformance(_APITestCase):
                    status=204)
         self.place(rp, 'DELETE', status=204)
         self.place('/resource_classes/CUSTOM_GOLD', 'DELETE', status=204)
+
+    def test_allocation_candidates_at_each_version(self):
+        # A compute with a child, and a pool it shares through an
+        # aggregate: a candidate of two providers in each form.
+        self.place('/resource_providers', 'POST',
+                   {'name': 'rp', 'uuid': self.RP}, status=200)
+        self.place('/resource_providers', 'POST',
+                   {'name': 'child', 'uuid': self.CHILD,
+                    'parent_provider_uuid': self.RP}, status=200)
+        self.place('/resource_providers', 'POST',
+                   {'name': 'pool', 'uuid': self.OTHER_CONSUMER},
+                   status=200)
+        for uuid, inventories in ((self.RP, {'VCPU': {'total': 8}}),
+                                  (self.CHILD, {'VCPU': {'total': 4}}),
+                                  (self.OTHER_CONSUMER,
+                                   {'DISK_GB': {'total': 100}})):
+            self.place('/resource_providers/%s/inventories' % uuid, 'PUT',
+                       {'resource_provider_generation': 0,
+                        'inventories': inventories}, status=200)
+            self.place('/resource_providers/%s/aggregates' % uuid, 'PUT',
+                       {'resource_provider_generation': 1,
+                        'aggregates': [self.AGGREGATE]}, status=200)
+        self.place('/resource_providers/%s/traits' % self.OTHER_CONSUMER,
+                   'PUT', {'resource_provider_generation': 2,
+                           'traits': ['MISC_SHARES_VIA_AGGREGATE']},
+                   status=200)
+        path = '/allocation_candidates?resources=VCPU:1,DISK_GB:10'
+        for version in ('1.10', '1.12', '1.17', '1.27', '1.29', '1.34',
+                        'latest'):
+            resp = self.place(path, version=version, status=200)
+            # VCPU of the compute or of its child, DISK_GB of the pool.
+            self.assertEqual(2, len(resp.json['allocation_requests']),
+                             version)
+        self.place('/allocation_candidates?resources_NIC=VCPU:1'
+                   '&required_NIC=!HW_CPU_X86_AVX&limit=1', status=200)
+        # Not there before 1.10; a query Placement refuses.
+        self.place(path, version='1.9', status=404)
+        self.place('/allocation_candidates?resources=VCPU:0', status=400)
+        self.place('/allocation_candidates?resources1=VCPU:1',
+                   version='1.24', status=400)
 
     def test_errors_are_documented(self):
         rp = '/resource_providers/' + self.RP

@@ -264,6 +264,17 @@ SAMPLES = [
     ('usages', _case(
         'GET', '/usages?project_id=%s' % PROJECT, 200, responses.USAGES,
         resp='usages-resp.json')),
+    # Allocation candidates.
+    ('allocation-candidates', _case(
+        'GET', '/allocation_candidates?resources=VCPU:1,MEMORY_MB:1024,'
+        'DISK_GB:10&resources_ACCEL=CUSTOM_FPGA:1'
+        '&required_ACCEL=CUSTOM_HW_FPGA_CLASS1&group_policy=isolate&limit=5',
+        200, responses.ALLOCATION_CANDIDATES,
+        resp='allocation-candidates-resp.json')),
+    ('allocation-candidates-1.10', _case(
+        'GET', '/allocation_candidates?resources=VCPU:1,MEMORY_MB:1024,'
+        'DISK_GB:10', 200, responses.ALLOCATION_CANDIDATES, version='1.10',
+        resp='allocation-candidates-1.10-resp.json')),
 ]
 
 REQUEST_SAMPLES = frozenset(case['request_sample']
