@@ -12,7 +12,7 @@ EXPECTED_OBJECT_FINGERPRINTS = {
     'Allocation': '1.0-1d482e5d5cdd02d2f34a4418e6eab3a3',
     'AllocationNotification': '1.0-a73147b93b520ff0061865849d3dfa56',
     'AllocationPayload': '1.0-a15861b5166cc7034dfa8dfa52b68369',
-    'ComputeNode': '1.0-555304f8edb81c2e5905ffdaf1cc7696',
+    'ComputeNode': '1.1-c7249784708344bc42c0d4abc530f070',
     'ComputeNodeDeleteNotification': '1.0-a73147b93b520ff0061865849d3dfa56',
     'ComputeNodeDeletePayload': '1.0-a4eec6990d3265a9323d22035371f4af',
     'ComputeNodeList': '1.0-4bc44e4129334c9eb80efff7ec0c2cff',
