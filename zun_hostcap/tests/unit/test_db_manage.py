@@ -223,6 +223,33 @@ class TestOnlineDataMigrations(base.TestCase):
             (0, 'Running batches of 50 until complete\n' + EMPTY_TABLE, ''),
             self._run())
 
+    def test_the_compute_nodes_of_2026_2_get_their_providers(self):
+        self.assertEqual(
+            ['create_compute_node_providers'],
+            [online_migrations.name(m) for m in online_migrations.MIGRATIONS])
+        create_nodes(self.context, 60)
+        code, out, err = self._run()
+        self.assertEqual((0, ''), (code, err))
+        self.assertEqual(
+            'Running batches of 50 until complete\n'
+            'create_compute_node_providers: 50 rows found, 50 migrated\n'
+            'create_compute_node_providers: 10 rows found, 10 migrated\n'
+            '+-------------------------------+--------------+-----------+\n'
+            '|           Migration           | Total Needed | Completed |\n'
+            '+-------------------------------+--------------+-----------+\n'
+            '| create_compute_node_providers |      60      |     60    |\n'
+            '+-------------------------------+--------------+-----------+\n',
+            out)
+        with self.db.engine.connect() as conn:
+            self.assertEqual(60, conn.exec_driver_sql(
+                'SELECT count(*) FROM resource_providers rp JOIN '
+                'compute_nodes cn ON cn.uuid = rp.uuid AND '
+                'cn.hostname = rp.name').scalar())
+        # Again: nothing to do.
+        code, out, _err = self._run()
+        self.assertEqual(0, code)
+        self.assertNotIn('rows found', out)
+
     def test_batches_of_50_until_complete(self):
         calls = []
         self.useFixture(RegisteredMigrations(

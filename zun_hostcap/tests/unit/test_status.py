@@ -161,6 +161,16 @@ class TestOnlineMigrationsCheck(CheckTestCase):
         # Counting is not migrating: no migration ran.
         self.assertEqual([], calls)
 
+    def test_compute_nodes_of_2026_2_without_a_provider(self):
+        test_db_manage.create_nodes(self.context, 2)
+        result = self.checks._check_online_migrations()
+        self.assertEqual(WARNING, result.code)
+        self.assertEqual(
+            '2 rows wait for an online data migration '
+            '(create_compute_node_providers: 2). Run "zun-hostcap-db-manage '
+            'online_data_migrations" until it exits 0; the next release '
+            'needs them migrated.', result.details)
+
     def test_all_migrated(self):
         self._register(test_db_manage.fill_column('os_type', 'linux', []))
         test_db_manage.create_nodes(self.context, 2, os_type='linux')
