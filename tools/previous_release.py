@@ -18,7 +18,6 @@ old release needs beyond that (nothing yet). The upgrade test
 (``zun_hostcap/tests/functional/test_upgrade.py``) calls it.
 """
 
-import argparse
 import configparser
 import importlib.metadata
 import os
@@ -27,10 +26,12 @@ import subprocess
 import sys
 import tempfile
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchlib  # noqa: E402  (tools/ is no package)
+
+REPO = benchlib.REPO
 POINTER = os.path.join(REPO, 'tools', 'previous-release.ini')
-DEFAULT_CACHE = os.environ.get('ZUN_HOSTCAP_BENCH_CACHE',
-                               os.path.join(REPO, '.bench'))
+DEFAULT_CACHE = benchlib.CACHE_DIR
 # Distributions that are this project, never taken from this Python.
 _OURS = {'zun-hostcap', 'zun_hostcap'}
 # What would make pbr give another version than the tag's.
@@ -148,12 +149,7 @@ def install(release, cache_dir=DEFAULT_CACHE):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(
-        description=__doc__.splitlines()[0],
-        formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument('--cache-dir', default=DEFAULT_CACHE,
-                        help='where the virtualenv is kept '
-                        '(default %(default)s)')
+    parser = benchlib.tool_parser(__doc__)
     commands = parser.add_subparsers(dest='command', required=True)
     commands.add_parser('install', help='make the virtualenv if missing; '
                                         'print its Python')
