@@ -10,20 +10,23 @@ and prints the path of its Python. The release is a clone of this
 repository at that commit, tagged with the release's version, so that
 pbr versions it and ships the files git tracks (the schema migrations
 among them), as a release tarball would; an archive of the tree without
-git would lose them. It is installed with the ``mysql`` extra, each of
-its dependencies at the version the Python running this script has (the
-tox environment of the tests): both releases then run the same
-libraries, and pip takes them from its cache. ``PINS`` adds what the
-old release needs beyond that (nothing yet). The upgrade test
+git would lose them. The virtualenv gets the libraries of the Python
+running this script (the tox environment of the tests), as hard links,
+and the release is installed into it without dependencies: both
+releases run the very same libraries, and nothing is downloaded.
+``PINS`` installs over them what the old release needs that moved since
+(nothing yet). The upgrade test
 (``zun_hostcap/tests/functional/test_upgrade.py``) calls it.
 """
 
 import configparser
 import importlib.metadata
 import os
+import re
 import shutil
 import subprocess
 import sys
+import sysconfig
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -34,10 +37,12 @@ POINTER = os.path.join(REPO, 'tools', 'previous-release.ini')
 DEFAULT_CACHE = benchlib.CACHE_DIR
 # Distributions that are this project, never taken from this Python.
 _OURS = {'zun-hostcap', 'zun_hostcap'}
+# Its files in this Python's site-packages (an editable install's).
+_OUR_FILES = re.compile(r'^(__editable__.*zun_hostcap|zun_hostcap[-.])')
 # What would make pbr give another version than the tag's.
 _VERSION_OVERRIDES = ('PBR_VERSION', 'OSLO_PACKAGE_VERSION')
 # Requirements of the previous release that this environment's versions
-# do not satisfy, as "name==version" lines: what moved since it was cut.
+# do not satisfy, as "name==version": what moved since it was cut.
 PINS = ()
 
 
@@ -74,19 +79,39 @@ def _run(command, **kwargs):
     return result.stdout
 
 
-def _constraints(path):
-    """A pip constraints file: this Python's distributions as they are."""
+def libraries():
+    """This Python's distributions and versions, and PINS, as text."""
     lines = set()
     for dist in importlib.metadata.distributions():
         name = dist.metadata['Name']
         if name and name.lower() not in _OURS:
             lines.add('%s==%s' % (name, dist.version))
-    pinned = {line.split('==')[0].lower() for line in PINS}
-    lines = {line for line in lines
-             if line.split('==')[0].lower() not in pinned} | set(PINS)
-    with open(path, 'w') as f:
-        f.write(''.join('%s\n' % line for line in sorted(lines)))
-    return path
+    return ''.join('%s\n' % line for line in sorted(lines) + list(PINS))
+
+
+def _link_tree(source, destination):
+    """``source`` at ``destination``, files as hard links (else copies)."""
+    def link(src, dst):
+        try:
+            os.link(src, dst)
+        except OSError:   # another filesystem
+            shutil.copy2(src, dst)
+    if os.path.isdir(source) and not os.path.islink(source):
+        shutil.copytree(source, destination, symlinks=True,
+                        copy_function=link)
+    else:
+        link(source, destination)
+
+
+def _share_libraries(venv):
+    """Give ``venv`` the site-packages of this Python, but this project."""
+    ours = sysconfig.get_paths()['purelib']
+    theirs = os.path.join(venv, 'lib', 'python%d.%d' % sys.version_info[:2],
+                          'site-packages')
+    for name in os.listdir(ours):
+        if not _OUR_FILES.match(name) and not os.path.exists(
+                os.path.join(theirs, name)):
+            _link_tree(os.path.join(ours, name), os.path.join(theirs, name))
 
 
 def checkout(release, destination):
@@ -112,11 +137,20 @@ def checkout(release, destination):
 
 
 def installed_python(release, cache_dir=DEFAULT_CACHE):
-    """The Python of the virtualenv if it was made in full, else None."""
-    venv = _venv(release, cache_dir)
-    if os.path.exists(os.path.join(venv, 'release-ready')):
-        return os.path.join(venv, 'bin', 'python')
-    return None
+    """The Python of the virtualenv, else None.
+
+    None too if it was not made in full, or with other versions of the
+    libraries than this Python's (the tox environment was remade).
+    """
+    ready = os.path.join(_venv(release, cache_dir), 'release-ready')
+    try:
+        with open(ready) as f:
+            made_with = f.read()
+    except OSError:
+        return None
+    if made_with != libraries():
+        return None
+    return os.path.join(os.path.dirname(ready), 'bin', 'python')
 
 
 def install(release, cache_dir=DEFAULT_CACHE):
@@ -126,16 +160,20 @@ def install(release, cache_dir=DEFAULT_CACHE):
         return python
     venv = _venv(release, cache_dir)
     if os.path.exists(venv):
-        shutil.rmtree(venv)   # an earlier, interrupted install
+        shutil.rmtree(venv)   # interrupted, or of other libraries
     os.makedirs(cache_dir, exist_ok=True)
+    wanted = libraries()
+    _run([sys.executable, '-m', 'venv', '--without-pip', venv])
+    _share_libraries(venv)
+    python = os.path.join(venv, 'bin', 'python')
+    pip = [python, '-m', 'pip', 'install', '--quiet', '--no-deps',
+           '--disable-pip-version-check']
+    if PINS:
+        _run(pip + list(PINS))
     with tempfile.TemporaryDirectory(prefix='zun-hostcap-release-') as tmp:
         source = checkout(release, os.path.join(tmp, 'zun-hostcap'))
-        constraints = _constraints(os.path.join(tmp, 'constraints.txt'))
-        _run([sys.executable, '-m', 'venv', venv])
-        python = os.path.join(venv, 'bin', 'python')
-        _run([python, '-m', 'pip', 'install', '--quiet',
-              '--disable-pip-version-check', '-c', constraints,
-              source + '[mysql]'],
+        # pbr builds it with the libraries it has: nothing to download.
+        _run(pip + ['--no-build-isolation', source],
              env={name: value for name, value in os.environ.items()
                   if name not in _VERSION_OVERRIDES})
     installed = _run([python, '-c', 'import importlib.metadata as m; '
@@ -143,8 +181,9 @@ def install(release, cache_dir=DEFAULT_CACHE):
     if installed != release.version:
         raise SystemExit('pbr versioned the release %s, not %s' % (
             installed, release.version))
+    # What it was made with: installed_python() compares.
     with open(os.path.join(venv, 'release-ready'), 'w') as f:
-        f.write('%s %s\n' % (release.name, release.commit))
+        f.write(wanted)
     return python
 
 
