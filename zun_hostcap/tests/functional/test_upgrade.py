@@ -210,6 +210,15 @@ class TestUpgrade(oslo_base.BaseTestCase):
     def _recorded_version(self, name, binary):
         return (self.deployment.service(name, binary) or {}).get('version')
 
+    def _upgrade_conductor(self, name):
+        """Conductor ``name`` stopped, and started of this release."""
+        self.processes['%s-%s' % (name, self.old.name)].stop()
+        self.deployment.conductor(name, self.new)
+        self.deployment.wait(
+            lambda: self._recorded_version(name, CONDUCTOR) ==
+            service_obj.SERVICE_VERSION,
+            'conductor %s to record the version of this release' % name)
+
     # The test
 
     def test_upgrade_from_the_previous_release(self):
@@ -273,11 +282,7 @@ class TestUpgrade(oslo_base.BaseTestCase):
         dep.move_fake_host('C')
 
         self._step('3. the conductors: ctl-1 upgraded; the new one alone')
-        self.processes['ctl-1-%s' % old.name].stop()
-        dep.conductor('ctl-1', new)
-        dep.wait(lambda: self._recorded_version('ctl-1', CONDUCTOR) ==
-                 service_obj.SERVICE_VERSION,
-                 'the new conductor to record its version')
+        self._upgrade_conductor('ctl-1')
         self.processes['ctl-2-%s' % old.name].stop()
         # Only the conductor of this release: the old computes save and
         # beat through it, and C, pinned, too.
@@ -316,11 +321,7 @@ class TestUpgrade(oslo_base.BaseTestCase):
                          self._providers()[self.hosts['A']]['uuid'])
 
         self._step('6. the last old conductor upgraded; the pin removed')
-        self.processes['ctl-2-%s' % old.name].stop()
-        dep.conductor('ctl-2', new)
-        dep.wait(lambda: self._recorded_version('ctl-2', CONDUCTOR) ==
-                 service_obj.SERVICE_VERSION,
-                 'the new conductor to record its version')
+        self._upgrade_conductor('ctl-2')
         self.processes['compute-A-pinned'].stop()
         dep.fake_compute('A', new, placement=self._placement())
         unpinned = ('[upgrade_levels] conductor = auto: every %s on topic %s '
