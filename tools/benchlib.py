@@ -10,6 +10,7 @@ deleted, an oslo.messaging notification listener in a process of its own
 that counts what it gets, a profile printed.
 """
 
+import argparse
 import http.client
 import importlib.metadata
 import json
@@ -25,6 +26,13 @@ import urllib.parse
 import uuid
 
 HOST = '127.0.0.1'
+
+# The repository tools/ is in, and where the tools keep the virtualenvs
+# they make (openstack-placement, the previous release): its .bench/, or
+# $ZUN_HOSTCAP_BENCH_CACHE.
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CACHE_DIR = os.environ.get('ZUN_HOSTCAP_BENCH_CACHE',
+                           os.path.join(REPO, '.bench'))
 
 # Run with a Python of its own: waitress serving the WSGI application
 # named module:attribute ("hello" for a hello-world one), optionally
@@ -74,6 +82,20 @@ signal.signal(signal.SIGTERM, stop)
 waitress.serve(application, host='127.0.0.1', port=int(port),
                threads=int(threads), ident='bench', _quiet=True)
 '''
+
+
+def tool_parser(doc):
+    """The argument parser of a tool that keeps a virtualenv.
+
+    Described by the first line of ``doc``; ``--cache-dir`` says where.
+    """
+    parser = argparse.ArgumentParser(
+        description=doc.splitlines()[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument('--cache-dir', default=CACHE_DIR,
+                        help='where the virtualenv is kept '
+                        '(default %(default)s)')
+    return parser
 
 
 def version(dist, python=None):

@@ -18,7 +18,6 @@ functional tests ``serve``; ``bench_placement.py`` uses the same
 virtualenv.
 """
 
-import argparse
 import os
 import shutil
 import subprocess
@@ -29,10 +28,7 @@ import benchlib  # noqa: E402  (tools/ is no package)
 
 PLACEMENT_DIST = 'openstack-placement'
 PLACEMENT_VERSION = '16.0.0'
-# The repository this file is in: the default cache directory is in it.
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEFAULT_CACHE = os.environ.get('ZUN_HOSTCAP_BENCH_CACHE',
-                               os.path.join(REPO, '.bench'))
+DEFAULT_CACHE = benchlib.CACHE_DIR
 SERVER_THREADS = 8
 
 
@@ -131,12 +127,7 @@ def serve(args):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(
-        description=__doc__.splitlines()[0],
-        formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument('--cache-dir', default=DEFAULT_CACHE,
-                        help='where the virtualenv is kept '
-                        '(default %(default)s)')
+    parser = benchlib.tool_parser(__doc__)
     commands = parser.add_subparsers(dest='command', required=True)
     commands.add_parser('install', help='make the virtualenv if missing')
     serving = commands.add_parser('serve', help='serve Placement')

@@ -1,9 +1,20 @@
 # Sphinx configuration of the zun-hostcap documentation.
 
+import configparser
 import os
 import sys
 
 sys.path.insert(0, os.path.abspath('../ext'))
+
+# The release before this one, as the upgrade test reads it.
+_previous = configparser.ConfigParser()
+_previous.read(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                            '..', '..', 'tools', 'previous-release.ini'))
+rst_epilog = '''
+.. |previous_release| replace:: %s
+.. |previous_release_commit| replace:: ``%s``
+''' % (_previous['previous_release']['name'],
+       _previous['previous_release']['commit'][:10])
 
 extensions = [
     'openstackdocstheme',

@@ -209,15 +209,21 @@ class Checks(upgradecheck.UpgradeCommands):
             return _success('[upgrade_levels] conductor is not set: the '
                             'services send conductor RPC API %s, the newest '
                             'of this release.' % newest)
+        if pin == conductor_rpcapi.AUTO:
+            return _success('[upgrade_levels] conductor = auto: each compute '
+                            'service sends what the oldest conductor that is '
+                            'up understands, from the versions the '
+                            'conductors record (conductor RPC API %s once '
+                            'every conductor runs this release).' % newest)
         aliases = conductor_rpcapi.VERSION_ALIASES
         version = aliases.get(pin, pin)
         if pin not in aliases and (_RELEASE.match(pin) or
                                    not _RPC_VERSION.match(pin)):
             return _failure(
-                '[upgrade_levels] conductor = %s is neither a version such '
-                'as "%s" nor a release this code knows (%s): services '
-                'cannot send conductor calls. Correct or remove it.' % (
-                    pin, newest, ', '.join(sorted(aliases))))
+                '[upgrade_levels] conductor = %s is neither "auto", a '
+                'version such as "%s" nor a release this code knows (%s): '
+                'services cannot send conductor calls. Correct or remove '
+                'it.' % (pin, newest, ', '.join(sorted(aliases))))
         pinned = versionutils.convert_version_to_tuple(version)
         if pinned > versionutils.convert_version_to_tuple(newest):
             return _failure(

@@ -206,17 +206,22 @@ def get_legacy_notifier(publisher_id):
     return LEGACY_NOTIFIER.prepare(publisher_id=publisher_id)
 
 
-def _serializer():
-    return RequestContextSerializer(objects_base.ZunHostcapObjectSerializer())
+def _serializer(object_versions=None):
+    return RequestContextSerializer(
+        objects_base.ZunHostcapObjectSerializer(object_versions))
 
 
-def get_client(target, version_cap=None):
-    """An RPC client on the process transport."""
+def get_client(target, version_cap=None, object_versions=None):
+    """An RPC client on the process transport.
+
+    :param object_versions: {object name: version}: objects are sent at
+        these versions or older, for servers of an older release.
+    """
     if TRANSPORT is None:
         raise RuntimeError('zun_hostcap.common.rpc.init() was not called')
     return messaging.get_rpc_client(TRANSPORT, target,
                                     version_cap=version_cap,
-                                    serializer=_serializer())
+                                    serializer=_serializer(object_versions))
 
 
 def get_server(target, endpoints):

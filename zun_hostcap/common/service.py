@@ -42,6 +42,7 @@ from zun_hostcap.db.sqlalchemy import api as sqla_api
 from zun_hostcap import objects
 from zun_hostcap.objects import base as objects_base
 from zun_hostcap.objects.notifications import base as notification_base
+from zun_hostcap.objects import service as service_obj
 from zun_hostcap import version
 
 CONF = zun_hostcap.conf.CONF
@@ -375,18 +376,25 @@ class Service(service.Service):
         return objects_base.conductor_scope()
 
     def _register(self, context):
+        version = service_obj.SERVICE_VERSION
         try:
             ref = objects.Service.get_by_host_and_binary(
                 context, self.host, self.binary)
         except exception.ServiceNotFound:
             ref = objects.Service(context, host=self.host,
-                                  binary=self.binary, topic=self.topic)
+                                  binary=self.binary, topic=self.topic,
+                                  version=version)
             try:
                 ref.create()
             except exception.ServiceAlreadyExists:
                 # Another worker of the same binary won the race.
                 ref = objects.Service.get_by_host_and_binary(
                     context, self.host, self.binary)
+        # Not set: the service sends Service 1.0, pinned to a release
+        # that records no version (a row it could not write anyway).
+        if ref.obj_attr_is_set('version') and ref.version != version:
+            ref.version = version
+            ref.save()
         return ref
 
     def _describe_backend_error(self, err):

@@ -19,12 +19,12 @@ failed half-way (Placement down) is made whole by the next one.
 """
 
 import collections
-import math
 import uuid
 
 import os_traits
 from oslo_log import log as logging
 
+from zun_hostcap.common import compute_inventory
 from zun_hostcap.compute import numa_providers
 import zun_hostcap.conf
 
@@ -71,33 +71,19 @@ def pci_class(vendor_id, product_id):
 def inventory_of(node):
     """The Placement inventories of a ComputeNode, from [compute].
 
-    A class the host has none of (0 CPUs, no disk read) is left out, and
-    DISK_GB with a ``[compute] shared_disk_provider``. Its PCI devices
-    are a class (``pci_class``) of each vendor and product.
+    Its CPUs, memory and disk (``compute_inventory``), and its PCI
+    devices as a class (``pci_class``) of each vendor and product.
     """
-    conf = CONF.compute
-    amounts = (
-        ('VCPU', node.cpus, conf.reserved_host_cpus,
-         conf.cpu_allocation_ratio),
-        ('MEMORY_MB', node.mem_total, conf.reserved_host_memory_mb,
-         conf.ram_allocation_ratio),
-    )
-    if not conf.shared_disk_provider:
-        # Else the disk is the shared provider's.
-        amounts += (('DISK_GB', node.disk_total,
-                     math.ceil(conf.reserved_host_disk_mb / 1024),
-                     conf.disk_allocation_ratio),)
+    inventories = compute_inventory.standard_inventory(
+        node.cpus, node.mem_total, node.disk_total)
     devices = collections.Counter()
     for pool in (node.pci_device_pools.objects
                  if node.obj_attr_is_set('pci_device_pools') and
                  node.pci_device_pools else ()):
         devices[pci_class(pool.vendor_id, pool.product_id)] += pool.count
-    amounts += tuple((rc, count, 0, 1.0)
-                     for rc, count in sorted(devices.items()))
-    return {rc: {'total': total, 'reserved': reserved, 'min_unit': 1,
-                 'max_unit': total, 'step_size': 1,
-                 'allocation_ratio': ratio}
-            for rc, total, reserved, ratio in amounts if total}
+    inventories.update((rc, compute_inventory.record(count))
+                       for rc, count in sorted(devices.items()) if count)
+    return inventories
 
 
 def shared_disk_provider():

@@ -11,9 +11,18 @@ upgrade_group = cfg.OptGroup(
 
 upgrade_levels_opts = [
     cfg.StrOpt('conductor',
-               help='Highest conductor RPC API version to send, such as '
-                    '"1.0", or a release name known to this code. Unset '
-                    'means the newest this code knows.'),
+               default='auto',
+               help='What compute services send the conductors: a release '
+                    'name known to this code (such as "2026.2": its '
+                    'conductor RPC API version and object versions), a '
+                    'conductor RPC API version such as "1.0", or "auto": '
+                    'the oldest release among the conductors that are up, '
+                    'read from the versions they record, at start and '
+                    'again every [DEFAULT] service_down_time seconds while '
+                    'an older release runs. Empty means the newest this '
+                    'code knows. With "auto" a compute service of this '
+                    'release works with conductors of the previous one, '
+                    'whichever is upgraded first.'),
     cfg.StrOpt('compute',
                help='Highest compute RPC API version to send (claims), such '
                     'as "1.0", or a release name known to this code. Unset '

@@ -161,6 +161,14 @@ def service_get_all(context, disabled=None):
     return IMPL.service_get_all(context, disabled=disabled)
 
 
+def service_get_minimum_version(context, binary, down_time):
+    """The oldest version of the services of ``binary`` that are up.
+
+    Of all of them when none is up; None when there is none.
+    """
+    return IMPL.service_get_minimum_version(context, binary, down_time)
+
+
 def service_update(context, service_id, values):
     return IMPL.service_update(context, service_id, values)
 

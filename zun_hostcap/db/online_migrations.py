@@ -13,22 +13,26 @@ A migration is a function, as in Nova::
         ...
         return found, done
 
-It migrates at most ``max_count`` rows in one transaction and returns how
-many rows it found that need migrating (at most ``max_count``) and how
-many of them it migrated. With ``count_only=True`` it changes nothing and
-returns ``(rows still to migrate, 0)``; the upgrade check calls it so.
+It migrates at most ``max_count`` rows, in one transaction or in a few
+per row, and returns how many rows it found that need migrating (at
+most ``max_count``) and how many of them it migrated. With
+``count_only=True`` it changes nothing and returns ``(rows still to
+migrate, 0)``; the upgrade check calls it so.
 It must be safe to run again at any time, from several hosts at once.
 """
 
 from oslo_log import log as logging
 
 from zun_hostcap.common import exception
+from zun_hostcap.db.sqlalchemy import compute_node_providers
 
 LOG = logging.getLogger(__name__)
 
 # Adding a migration is one line here, oldest first. Remove one when a
 # release can assume every deployment has run it.
 MIGRATIONS = (
+    # The compute nodes of 2026.2 as resource providers with inventory.
+    compute_node_providers.create_compute_node_providers,
 )
 
 

@@ -62,7 +62,33 @@ class ObjectListBase(ovo_base.ObjectListBase):
 
 
 class ZunHostcapObjectSerializer(ovo_base.VersionedObjectSerializer):
+    """Objects to and from their primitives, for RPC.
+
+    :param object_versions: {object name: version} to send objects at
+        no newer than, with their children: what a peer of an older
+        release understands. None: as they are.
+    """
+
     OBJ_BASE_CLASS = ZunHostcapObject
+
+    def __init__(self, object_versions=None):
+        super().__init__()
+        self.object_versions = object_versions
+
+    def serialize_entity(self, context, entity):
+        versions = self.object_versions
+        if versions and isinstance(entity, ZunHostcapObject):
+            wanted = versions.get(entity.obj_name())
+            if wanted is not None:
+                return entity.obj_to_primitive(
+                    target_version=_older(wanted, entity.VERSION),
+                    version_manifest=versions)
+        return super().serialize_entity(context, entity)
+
+
+def _older(version, other):
+    """The older of two versions."""
+    return min(version, other, key=versionutils.convert_version_to_tuple)
 
 
 class _ScopedIndirectionAPI:

@@ -1,14 +1,24 @@
-"""ComputeNode: what one host has and uses."""
+"""ComputeNode: what one host has and uses.
+
+Its resources are read the new way, as the inventory of its resource
+provider (the provider with its uuid), and the old way, from its
+columns, for a node that has none yet: one written by 2026.2 before the
+online data migration (``db/sqlalchemy/compute_node_providers.py``) or
+its compute's upgrade gave it one.
+"""
 
 import datetime
 
+from oslo_utils import versionutils
 from oslo_versionedobjects import fields
 
+from zun_hostcap.common import compute_inventory
 from zun_hostcap.common import exception
 from zun_hostcap.common import rpc
 import zun_hostcap.conf
 from zun_hostcap.db import api as db_api
 from zun_hostcap.objects import base
+from zun_hostcap.objects import inventory as inventory_obj
 from zun_hostcap.objects.notifications import compute_node as notifications
 from zun_hostcap.objects import numa
 from zun_hostcap.objects import pci_device_pool
@@ -25,6 +35,8 @@ _STRUCTURED_FIELDS = {
 _DATETIME_FIELDS = ('created_at', 'updated_at')
 # What a row holds in another form than the field.
 _CONVERTED_FIELDS = tuple(_STRUCTURED_FIELDS) + _DATETIME_FIELDS
+# Fields that are no column of the row: read on first use.
+_LOADED_FIELDS = ('inventory',)
 _UNSET = object()
 
 
@@ -72,12 +84,41 @@ def _notify(context, node, action):
         notifications.emit(context, node, action)
 
 
+def _read_inventory(context, node):
+    """[Inventory] of ``node``: its provider's, else from its columns.
+
+    Those made from the columns have no provider generation.
+    """
+    try:
+        stored = inventory_obj.InventoryList.get_all_by_provider_uuid(
+            context, node.uuid).objects
+    except exception.ResourceProviderNotFound:
+        stored = []
+    if stored:
+        return stored
+    return [inventory_obj.Inventory(
+        context, resource_provider_uuid=node.uuid,
+        resource_provider_generation=None, resource_class=rc,
+        created_at=None, updated_at=None, **record)
+        for rc, record in compute_inventory.standard_inventory(
+            node.cpus, node.mem_total, node.disk_total).items()]
+
+
 @base.ZunHostcapObjectRegistry.register
 class ComputeNode(base.ZunHostcapPersistentObject, base.ZunHostcapObject):
-    """A container host: capacity, usage and what runs it."""
+    """A container host: capacity, usage and what runs it.
+
+    Version history:
+
+    * 1.0: Initial version
+    * 1.1: ``inventory``, its resources as its provider's inventory, read
+      on first use (``load_inventory``); a conductor backports the node
+      to 1.0 for a compute of 2026.2 without it
+    """
 
     # Version 1.0: Initial version
-    VERSION = '1.0'
+    # Version 1.1: inventory; load_inventory()
+    VERSION = '1.1'
 
     fields = {
         'id': fields.IntegerField(read_only=True),
@@ -111,7 +152,35 @@ class ComputeNode(base.ZunHostcapPersistentObject, base.ZunHostcapObject):
         'pci_device_pools': fields.ObjectField('PciDevicePoolList',
                                                nullable=True),
         'runtimes': fields.ListOfStringsField(nullable=True),
+        # Its resource provider's inventory, or the one its columns make
+        # while it has no provider; read on first use, never saved.
+        'inventory': fields.ListOfObjectsField('Inventory'),
     }
+
+    def obj_make_compatible(self, primitive, target_version):
+        super().obj_make_compatible(primitive, target_version)
+        if versionutils.convert_version_to_tuple(target_version) < (1, 1):
+            primitive.pop('inventory', None)
+
+    def obj_load_attr(self, attrname):
+        if attrname != 'inventory':
+            raise exception.ObjectActionError(
+                action='obj_load_attr',
+                reason='%s is not read on first use' % attrname)
+        if self._context is None:
+            raise exception.ObjectActionError(
+                action='obj_load_attr', reason='the node has no context')
+        self.load_inventory()
+
+    @base.remotable
+    def load_inventory(self):
+        """Read ``inventory``: its provider's, or from its columns.
+
+        Where the database is; a compute service's goes to a conductor
+        of this release.
+        """
+        self.inventory = _read_inventory(self._context, self)
+        self.obj_reset_changes(['inventory'])
 
     def obj_what_changed(self):
         # As oslo.versionedobjects' own, which looks at every field for a
@@ -137,6 +206,8 @@ class ComputeNode(base.ZunHostcapPersistentObject, base.ZunHostcapObject):
         """
         node._context = context
         for name in node.fields:
+            if name in _LOADED_FIELDS:
+                continue
             attr = '_obj_' + name
             value = getattr(db_node, name)
             held = getattr(node, attr, _UNSET)
@@ -155,14 +226,16 @@ class ComputeNode(base.ZunHostcapPersistentObject, base.ZunHostcapObject):
             # A row of the columns, which are the fields.
             values = db_node._asdict()
         else:
-            values = {name: getattr(db_node, name) for name in cls.fields}
+            values = {name: getattr(db_node, name) for name in cls.fields
+                      if name not in _LOADED_FIELDS}
         for name in _CONVERTED_FIELDS:
             values[name] = _from_row_value(name, values[name])
         return cls._from_values(context, **values)
 
     @staticmethod
     def _to_db_values(changes):
-        values = dict(changes)
+        values = {name: value for name, value in changes.items()
+                  if name not in _LOADED_FIELDS}
         for name, (_cls, to_plain, _from) in _STRUCTURED_FIELDS.items():
             if values.get(name) is not None:
                 values[name] = getattr(values[name], to_plain)()
@@ -192,7 +265,8 @@ class ComputeNode(base.ZunHostcapPersistentObject, base.ZunHostcapObject):
         """Write the changed fields; nothing at all when none changed."""
         # Includes changes inside the NUMA topology and PCI pools.
         changes = self.obj_get_changes()
-        changes.pop('id', None)
+        for name in ('id',) + _LOADED_FIELDS:
+            changes.pop(name, None)
         if not changes:
             return
         db_node = db_api.compute_node_update(

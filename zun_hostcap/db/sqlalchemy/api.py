@@ -5,6 +5,7 @@ context passed in carries it.
 """
 
 import contextlib
+import datetime
 import functools
 import sys
 import threading
@@ -314,6 +315,25 @@ def service_get_all(context, disabled=None):
         query = query.filter_by(disabled=disabled)
     return query.order_by(models.Service.host,
                           models.Service.binary).all()
+
+
+@main_context_manager.reader
+def service_get_minimum_version(context, binary, down_time):
+    """The oldest ``version`` of the services of ``binary`` that are up.
+
+    Up as ``/v1/services`` shows it: seen in the last ``down_time``
+    seconds and not forced down. None up: the oldest of them all; no
+    service of ``binary``: None.
+    """
+    service = models.Service
+    versions = context.session.query(sa.func.min(service.version)).filter(
+        service.binary == binary)
+    seen = sa.func.coalesce(service.last_seen_up, service.updated_at,
+                            service.created_at)
+    up = versions.filter(
+        seen >= timeutils.utcnow() - datetime.timedelta(seconds=down_time),
+        sa.not_(service.forced_down)).scalar()
+    return up if up is not None else versions.scalar()
 
 
 @writes

@@ -109,6 +109,10 @@ class Service(Base):
         sa.Boolean, nullable=False, default=False)
     last_seen_up: orm.Mapped[datetime.datetime | None] = orm.mapped_column(
         sa.DateTime)
+    # The service version of the release it runs (objects/service.py);
+    # 0 for 2026.2, which does not write it.
+    version: orm.Mapped[int] = orm.mapped_column(
+        sa.Integer, nullable=False, default=0, server_default='0')
 
 
 # The resource provider model of the Placement API.

@@ -58,7 +58,7 @@ class TestUpgradeCheckMySQL(testtools.TestCase):
         code, checks = self._check()
         self.assertEqual(0, code, checks)
         self.assertEqual(
-            (SUCCESS, 'The schema is at revision 0002, the newest of this '
+            (SUCCESS, 'The schema is at revision 0003, the newest of this '
                       'release.'), checks['Database Schema'])
         self.assertEqual({SUCCESS}, {result for result, _ in
                                      checks.values()})
@@ -86,9 +86,9 @@ class TestUpgradeCheckMySQL(testtools.TestCase):
         code, checks = self._check()
         self.assertEqual(2, code)
         self.assertEqual(FAILURE, checks['Database Schema'][0])
-        self.assertEqual((0, 'Database is at revision 0002\n', ''),
+        self.assertEqual((0, 'Database is at revision 0003\n', ''),
                          self._db_manage('stamp', 'head'))
-        self.assertEqual((0, '0002\n', ''), self._db_manage('version'))
+        self.assertEqual((0, '0003\n', ''), self._db_manage('version'))
         self.assertEqual(0, self._check()[0])
 
     def test_unreachable_server_fails_at_once(self):

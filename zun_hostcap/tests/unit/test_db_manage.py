@@ -61,9 +61,9 @@ class TestSchemaCommands(base.TestCase):
 
     def test_upgrade_then_version_prints_only_the_revision(self):
         code, out, _err = self._run('upgrade')
-        self.assertEqual((0, 'Database is at revision 0002\n'),
+        self.assertEqual((0, 'Database is at revision 0003\n'),
                          (code, out))
-        self.assertEqual((0, '0002\n', ''), self._run('version'))
+        self.assertEqual((0, '0003\n', ''), self._run('version'))
 
     def test_stamp_records_a_revision_without_migrating(self):
         self.assertEqual(0, self._run('upgrade')[0])
@@ -72,16 +72,16 @@ class TestSchemaCommands(base.TestCase):
         self.assertEqual((1, '', NO_SCHEMA), self._run('version'))
         # The tables stay: stamp only changes the recorded revision.
         self.assertIn('compute_nodes', self._tables())
-        self.assertEqual((0, 'Database is at revision 0002\n', ''),
+        self.assertEqual((0, 'Database is at revision 0003\n', ''),
                          self._run('stamp', 'head'))
-        self.assertEqual((0, '0002\n', ''), self._run('version'))
+        self.assertEqual((0, '0003\n', ''), self._run('version'))
 
     def test_stamp_of_a_schema_made_elsewhere(self):
         # As after restoring a dump that lost the alembic_version table.
         migration.upgrade(engine=self._engine())
         migration.stamp('base', engine=self._engine())
-        self.assertEqual((0, 'Database is at revision 0002\n', ''),
-                         self._run('stamp', '0002'))
+        self.assertEqual((0, 'Database is at revision 0003\n', ''),
+                         self._run('stamp', '0003'))
 
     def _engine(self):
         facade = enginefacade.transaction_context()
@@ -217,11 +217,38 @@ class TestOnlineDataMigrations(base.TestCase):
         err.seek(0)
         return code, out.read(), err.read()
 
-    def test_no_migrations_in_this_release(self):
-        self.assertEqual((), online_migrations.MIGRATIONS)
+    def test_no_migrations(self):
+        self.useFixture(RegisteredMigrations())
         self.assertEqual(
             (0, 'Running batches of 50 until complete\n' + EMPTY_TABLE, ''),
             self._run())
+
+    def test_the_compute_nodes_of_2026_2_get_their_providers(self):
+        self.assertEqual(
+            ['create_compute_node_providers'],
+            [online_migrations.name(m) for m in online_migrations.MIGRATIONS])
+        create_nodes(self.context, 60)
+        code, out, err = self._run()
+        self.assertEqual((0, ''), (code, err))
+        self.assertEqual(
+            'Running batches of 50 until complete\n'
+            'create_compute_node_providers: 50 rows found, 50 migrated\n'
+            'create_compute_node_providers: 10 rows found, 10 migrated\n'
+            '+-------------------------------+--------------+-----------+\n'
+            '|           Migration           | Total Needed | Completed |\n'
+            '+-------------------------------+--------------+-----------+\n'
+            '| create_compute_node_providers |      60      |     60    |\n'
+            '+-------------------------------+--------------+-----------+\n',
+            out)
+        with self.db.engine.connect() as conn:
+            self.assertEqual(60, conn.exec_driver_sql(
+                'SELECT count(*) FROM resource_providers rp JOIN '
+                'compute_nodes cn ON cn.uuid = rp.uuid AND '
+                'cn.hostname = rp.name').scalar())
+        # Again: nothing to do.
+        code, out, _err = self._run()
+        self.assertEqual(0, code)
+        self.assertNotIn('rows found', out)
 
     def test_batches_of_50_until_complete(self):
         calls = []

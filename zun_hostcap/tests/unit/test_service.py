@@ -9,6 +9,7 @@ from zun_hostcap.common import service
 from zun_hostcap.conductor import manager as conductor_manager
 from zun_hostcap.db import api as db_api
 from zun_hostcap import objects
+from zun_hostcap.objects import service as service_obj
 from zun_hostcap.tests import base
 from zun_hostcap.tests import fixtures as zun_fixtures
 from zun_hostcap.tests.functional import base as functional_base
@@ -60,6 +61,18 @@ class TestService(base.TestCase):
         self.assertEqual(first.service_ref.id, second.service_ref.id)
         self.assertEqual(1, len(objects.ServiceList.get_all(self.context)))
 
+    def test_a_row_records_the_service_version_of_its_release(self):
+        # A row of 2026.2 (version 0) is the service's after an upgrade.
+        old = objects.Service(self.context, host='h1', binary='b')
+        old.create()
+        self.assertEqual(0, old.version)
+        svc = self._run(service.Service(
+            'b', conductor_manager.ConductorManager(), host='h1'))
+        self.assertEqual(old.id, svc.service_ref.id)
+        self.assertEqual(service_obj.SERVICE_VERSION, objects.Service
+                         .get_by_host_and_binary(self.context, 'h1',
+                                                 'b').version)
+
     def test_periodic_tasks_run_on_native_threads(self):
         mgr = _RecordingManager(self.conf)
         self._run(service.Service('b', mgr, host='h1'))
@@ -79,3 +92,5 @@ class TestService(base.TestCase):
                                         _RecordingManager(self.conf),
                                         host='h1', use_conductor=True))
         self.assertEqual('zun-hostcap-compute', svc.service_ref.binary)
+        self.assertEqual(service_obj.SERVICE_VERSION,
+                         svc.service_ref.version)

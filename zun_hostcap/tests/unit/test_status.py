@@ -29,12 +29,12 @@ FAILURE = upgradecheck.Code.FAILURE
 # A revision after ours, as the next release would add.
 NEXT_REVISION = '''"""The next release's change.
 
-Revision ID: 0003
-Revises: 0002
+Revision ID: 0004
+Revises: 0003
 """
 
-revision = '0003'
-down_revision = '0002'
+revision = '0004'
+down_revision = '0003'
 branch_labels = None
 depends_on = None
 
@@ -69,7 +69,7 @@ class TestSchemaCheck(CheckTestCase):
         self.useFixture(zun_fixtures.Database())
         result = self.checks._check_schema()
         self.assertEqual(SUCCESS, result.code)
-        self.assertEqual('The schema is at revision 0002, the newest of this '
+        self.assertEqual('The schema is at revision 0003, the newest of this '
                          'release.', result.details)
 
     def test_behind_head_names_both_revisions_and_the_command(self):
@@ -78,7 +78,7 @@ class TestSchemaCheck(CheckTestCase):
         scripts = os.path.join(self.tmp, 'migrations')
         shutil.copytree(migration._MIGRATIONS_DIR, scripts,
                         ignore=shutil.ignore_patterns('__pycache__'))
-        with open(os.path.join(scripts, 'versions', '0003_next.py'),
+        with open(os.path.join(scripts, 'versions', '0004_next.py'),
                   'w') as f:
             f.write(NEXT_REVISION)
         self.useFixture(fixtures.MonkeyPatch(
@@ -86,7 +86,7 @@ class TestSchemaCheck(CheckTestCase):
         result = self.checks._check_schema()
         self.assertEqual(FAILURE, result.code)
         self.assertEqual(
-            'The schema is at revision 0002; this release needs 0003. Run '
+            'The schema is at revision 0003; this release needs 0004. Run '
             '"zun-hostcap-db-manage upgrade" before starting the services '
             'of this release.', result.details)
 
@@ -94,11 +94,11 @@ class TestSchemaCheck(CheckTestCase):
         db = self.useFixture(zun_fixtures.Database())
         with db.engine.begin() as conn:
             conn.exec_driver_sql(
-                "UPDATE alembic_version SET version_num = '0003'")
+                "UPDATE alembic_version SET version_num = '0004'")
         result = self.checks._check_schema()
         self.assertEqual(FAILURE, result.code)
-        self.assertIn('at revision 0003, which this release does not have '
-                      '(its newest is 0002)', result.details)
+        self.assertIn('at revision 0004, which this release does not have '
+                      '(its newest is 0003)', result.details)
 
     def test_no_schema(self):
         path = os.path.join(self.tmp, 'empty.sqlite')
@@ -134,6 +134,7 @@ class TestOnlineMigrationsCheck(CheckTestCase):
         self.useFixture(test_db_manage.RegisteredMigrations(*migrations))
 
     def test_none_registered(self):
+        self._register()
         result = self.checks._check_online_migrations()
         self.assertEqual(SUCCESS, result.code)
         self.assertEqual('This release has no online data migrations: no '
@@ -159,6 +160,16 @@ class TestOnlineMigrationsCheck(CheckTestCase):
         self.assertEqual([], writes)
         # Counting is not migrating: no migration ran.
         self.assertEqual([], calls)
+
+    def test_compute_nodes_of_2026_2_without_a_provider(self):
+        test_db_manage.create_nodes(self.context, 2)
+        result = self.checks._check_online_migrations()
+        self.assertEqual(WARNING, result.code)
+        self.assertEqual(
+            '2 rows wait for an online data migration '
+            '(create_compute_node_providers: 2). Run "zun-hostcap-db-manage '
+            'online_data_migrations" until it exits 0; the next release '
+            'needs them migrated.', result.details)
 
     def test_all_migrated(self):
         self._register(test_db_manage.fill_column('os_type', 'linux', []))
@@ -261,6 +272,16 @@ class TestRPCPinCheck(CheckTestCase):
                          'services send conductor RPC API 1.1, the newest of '
                          'this release.', result.details)
 
+    def test_auto_the_default(self):
+        self.assertEqual('auto', self.conf.upgrade_levels.conductor)
+        result = self.checks._check_rpc_pin()
+        self.assertEqual(SUCCESS, result.code)
+        self.assertEqual('[upgrade_levels] conductor = auto: each compute '
+                         'service sends what the oldest conductor that is '
+                         'up understands, from the versions the conductors '
+                         'record (conductor RPC API 1.1 once every '
+                         'conductor runs this release).', result.details)
+
     def test_version_and_release_name_of_this_release(self):
         for pin in ('1.0', '2026.2'):
             result = self._check(pin)
@@ -291,9 +312,10 @@ class TestRPCPinCheck(CheckTestCase):
             result = self._check(pin)
             self.assertEqual(FAILURE, result.code, pin)
             self.assertEqual(
-                '[upgrade_levels] conductor = %s is neither a version such '
-                'as "1.1" nor a release this code knows (2026.2): services '
-                'cannot send conductor calls. Correct or remove it.' % pin,
+                '[upgrade_levels] conductor = %s is neither "auto", a '
+                'version such as "1.1" nor a release this code knows '
+                '(2026.2): services cannot send conductor calls. Correct or '
+                'remove it.' % pin,
                 result.details)
 
 

@@ -38,7 +38,7 @@ class _MigrationsMixin(test_fixtures.OpportunisticDBTestMixin,
     def test_upgrade_is_idempotent_and_versioned(self):
         self.db_sync(self.engine)
         self.db_sync(self.engine)
-        self.assertEqual('0002', migration.version(engine=self.engine))
+        self.assertEqual('0003', migration.version(engine=self.engine))
         tables = set(sa.inspect(self.engine).get_table_names())
         self.assertEqual({'compute_nodes', 'services'},
                          tables & {'compute_nodes', 'services'})

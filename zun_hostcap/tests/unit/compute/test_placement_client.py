@@ -25,12 +25,14 @@ from zun_hostcap.compute import placement_client
 from zun_hostcap.compute import placement_report
 from zun_hostcap.compute import resource_tracker
 from zun_hostcap.compute import rpcapi as compute_rpcapi
+from zun_hostcap.db.sqlalchemy import compute_node_providers
 from zun_hostcap import objects
 from zun_hostcap.os_capability import fake as fake_host
 from zun_hostcap.tests import base
 from zun_hostcap.tests import fixtures as zfixtures
 from zun_hostcap.tests import gabbi_fixtures
 from zun_hostcap.tests.unit.compute import test_manager
+from zun_hostcap.tests.unit.objects import test_compute_node
 from zun_hostcap.tests import utils as test_utils
 
 LOOPBACK = '127.0.0.1'
@@ -309,6 +311,30 @@ class TestReporter(base.TestCase):
         self.reporter.report(self.node, [])
         self.assertEqual(8, self.client.read_provider(self.node.uuid)[
             'inventories']['VCPU']['total'])
+
+    def test_the_provider_the_data_migration_made_is_adopted(self):
+        # A node of 2026.2, given its provider by the online migration,
+        # then its compute upgraded: one provider, now with its figures.
+        node = test_compute_node.make_compute_node(self.context,
+                                                   hostname='adopted-1')
+        node.create()
+        compute_node_providers.create_compute_node_providers(self.context,
+                                                             1000)
+        self.assertEqual(1, self.client.read_provider(node.uuid)[
+            'generation'])
+        self.flags(group='compute', cpu_allocation_ratio=2.0)
+        del self.requests[:]
+
+        self.reporter.report(node, [], cpu_flags=('avx2',))
+        self.assertNotIn(('POST', '/resource_providers'), self.requests)
+        other = placement_client.ReportClient()
+        inventories = other.read_provider(node.uuid)['inventories']
+        self.assertEqual(2.0, inventories['VCPU']['allocation_ratio'])
+        self.assertEqual(2, inventories['CUSTOM_PCI_8086_1572']['total'])
+        self.assertEqual({'HW_CPU_X86_AVX2'}, other.get_traits(node.uuid))
+        self.assertEqual([node.uuid], [
+            rp['uuid'] for rp in other._get(
+                '/resource_providers?name=adopted-1')['resource_providers']])
 
     def test_cpu_flags_are_traits_and_an_operators_traits_stay(self):
         self.node.architecture = 'x86_64'

@@ -17,6 +17,7 @@ from zun_hostcap.tests import base
 from zun_hostcap.tests import fixtures as zun_fixtures
 from zun_hostcap.tests.unit.objects import test_compute_node
 
+# What a compute of 2026.2 knows.
 VERSIONS = {'ComputeNode': '1.0', 'NUMATopology': '1.0', 'NUMANode': '1.0',
             'PciDevicePoolList': '1.0', 'PciDevicePool': '1.0'}
 
@@ -213,7 +214,7 @@ class TestObjectActionDiff(base.TestCase):
 class ComputeNodeNext(objects.ComputeNode):
     """A next version of ComputeNode, as a newer conductor has it."""
 
-    VERSION = '1.1'
+    VERSION = '1.2'
 
     fields = dict(objects.ComputeNode.fields,
                   gpus=fields.NonNegativeIntegerField(default=0))
@@ -224,7 +225,7 @@ class ComputeNodeNext(objects.ComputeNode):
 
     def obj_make_compatible(self, primitive, target_version):
         super().obj_make_compatible(primitive, target_version)
-        if target_version == '1.0':
+        if target_version != self.VERSION:
             primitive.pop('gpus', None)
 
 
@@ -239,12 +240,14 @@ class TestBackport(base.TestCase):
         row = db_api.compute_node_get_by_hostname(self.context, 'host-1')
         node = ComputeNodeNext._from_values(self.context, gpus=2, **{
             name: compute_node._from_row_value(name, getattr(row, name))
-            for name in objects.ComputeNode.fields})
+            for name in objects.ComputeNode.fields if name != 'inventory'})
+        node.load_inventory()
         primitive = manager.ConductorManager().object_backport_versions(
             self.context, node, VERSIONS)
         self.assertEqual('1.0', primitive['zun_hostcap_object.version'])
         data = primitive['zun_hostcap_object.data']
         self.assertNotIn('gpus', data)
+        self.assertNotIn('inventory', data)
         self.assertEqual('host-1', data['hostname'])
         # An N-1 peer loads it.
         old = objects.ComputeNode.obj_from_primitive(primitive)
@@ -254,8 +257,10 @@ class TestBackport(base.TestCase):
 
     def test_newest_version_is_unchanged(self):
         node = objects.ComputeNode.get_by_hostname(self.context, 'host-1')
-        primitive = node.obj_to_primitive(target_version='1.0',
-                                          version_manifest=VERSIONS)
+        node.load_inventory()
+        primitive = node.obj_to_primitive(
+            target_version=node.VERSION,
+            version_manifest=ovo_base.obj_tree_get_versions('ComputeNode'))
         self.assertEqual(node.obj_to_primitive(), primitive)
 
 

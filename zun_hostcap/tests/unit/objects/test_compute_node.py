@@ -1,6 +1,10 @@
 """ComputeNode against a real SQLite database."""
 
+from oslo_versionedobjects import base as ovo_base
+
 from zun_hostcap.common import exception
+from zun_hostcap.db.sqlalchemy.placement import inventories as inv_db
+from zun_hostcap.db.sqlalchemy.placement import resource_providers as rp_db
 from zun_hostcap import objects
 from zun_hostcap.tests import base
 from zun_hostcap.tests import fixtures as zun_fixtures
@@ -118,6 +122,95 @@ class TestComputeNode(base.TestCase):
         node = make_compute_node(self.context)
         self.assertRaises(ValueError, setattr, node, 'cpus', -1)
         self.assertRaises(ValueError, setattr, node, 'mem_total', 'lots')
+
+
+def _inventory(node):
+    """{class: (total, reserved, ratio, generation)} of node.inventory."""
+    return {inv.resource_class: (inv.total, inv.reserved,
+                                 inv.allocation_ratio,
+                                 inv.resource_provider_generation)
+            for inv in node.inventory}
+
+
+class TestComputeNodeInventory(base.TestCase):
+    """1.1: the resources of a node read the new way, else the old way."""
+
+    def setUp(self):
+        super().setUp()
+        self.db = self.useFixture(zun_fixtures.Database())
+        self.node = make_compute_node(self.context)
+        self.node.create()
+
+    def test_a_node_without_provider_reads_its_columns(self):
+        self.flags(group='compute', cpu_allocation_ratio=8.0,
+                   reserved_host_memory_mb=1024, reserved_host_disk_mb=2048)
+        node = objects.ComputeNode.get_by_hostname(self.context, 'host-1')
+        self.assertEqual({'VCPU': (8, 0, 8.0, None),
+                          'MEMORY_MB': (16000, 1024, 1.0, None),
+                          'DISK_GB': (100, 2, 1.0, None)}, _inventory(node))
+        self.assertEqual({node.uuid},
+                         {inv.resource_provider_uuid
+                          for inv in node.inventory})
+        self.assertEqual(set(), node.obj_what_changed())
+
+    def test_a_provider_without_inventory_yet_too(self):
+        rp_db.create(self.context, self.node.uuid, 'host-1')
+        self.assertEqual({'VCPU', 'MEMORY_MB', 'DISK_GB'},
+                         set(_inventory(self.node)))
+
+    def test_a_node_with_provider_reads_its_inventory(self):
+        rp_db.create(self.context, self.node.uuid, 'host-1')
+        inv_db.replace_all(self.context, self.node.uuid, 0, {
+            'VCPU': {'total': 4, 'allocation_ratio': 2.0},
+            'MEMORY_MB': {'total': 8000, 'reserved': 256}})
+        node = objects.ComputeNode.get_by_uuid(self.context, self.node.uuid)
+        self.assertEqual({'VCPU': (4, 0, 2.0, 1),
+                          'MEMORY_MB': (8000, 256, 1.0, 1)},
+                         _inventory(node))
+
+    def test_it_is_never_saved(self):
+        self.node.inventory
+        self.node.inventory = []
+        writes = self.db.count_writes()
+        self.node.save()
+        self.assertEqual([], writes)
+        self.node.mem_used = 1
+        self.node.save()
+        self.assertEqual(1, len(writes))
+        self.assertEqual(set(), self.node.obj_what_changed())
+
+    def test_only_it_is_read_on_first_use(self):
+        node = objects.ComputeNode(self.context, uuid=self.node.uuid)
+        self.assertRaises(exception.ObjectActionError, getattr, node,
+                          'hostname')
+
+    def test_a_compute_of_2026_2_gets_the_node_without_it(self):
+        self.node.inventory
+        manifest = ovo_base.obj_tree_get_versions('ComputeNode')
+        manifest['ComputeNode'] = '1.0'
+        primitive = self.node.obj_to_primitive(target_version='1.0',
+                                               version_manifest=manifest)
+        self.assertEqual('1.0', primitive['zun_hostcap_object.version'])
+        self.assertNotIn('inventory', primitive['zun_hostcap_object.data'])
+        self.assertIn('numa_topology', primitive['zun_hostcap_object.data'])
+
+
+class TestComputeNodeInventoryOverRPC(base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.useFixture(zun_fixtures.Database())
+        self.useFixture(zun_fixtures.RPC(self.conf))
+        self.conductor = self.useFixture(zun_fixtures.Conductor(self.conf))
+
+    def test_a_compute_reads_it_through_the_conductor(self):
+        node = make_compute_node(self.context)
+        node.create()
+        self.assertEqual({'VCPU', 'MEMORY_MB', 'DISK_GB'},
+                         set(_inventory(node)))
+        self.assertEqual(('ComputeNode', 'load_inventory'),
+                         self.conductor.manager.calls[-1])
+        self.assertEqual(set(), node.obj_what_changed())
 
 
 class TestService(base.TestCase):

@@ -12,7 +12,7 @@ EXPECTED_OBJECT_FINGERPRINTS = {
     'Allocation': '1.0-1d482e5d5cdd02d2f34a4418e6eab3a3',
     'AllocationNotification': '1.0-a73147b93b520ff0061865849d3dfa56',
     'AllocationPayload': '1.0-a15861b5166cc7034dfa8dfa52b68369',
-    'ComputeNode': '1.0-555304f8edb81c2e5905ffdaf1cc7696',
+    'ComputeNode': '1.1-c7249784708344bc42c0d4abc530f070',
     'ComputeNodeDeleteNotification': '1.0-a73147b93b520ff0061865849d3dfa56',
     'ComputeNodeDeletePayload': '1.0-a4eec6990d3265a9323d22035371f4af',
     'ComputeNodeList': '1.0-4bc44e4129334c9eb80efff7ec0c2cff',
@@ -45,7 +45,7 @@ EXPECTED_OBJECT_FINGERPRINTS = {
     'ResourceProviderTraitsNotification':
         '1.0-a73147b93b520ff0061865849d3dfa56',
     'ResourceProviderTraitsPayload': '1.0-75e7d6c2524515c59e7025bd2acfc935',
-    'Service': '1.0-b0698bcf706bc2ab6a2db445a4ce5838',
+    'Service': '1.1-ce372a49c7866d0f9dbd016519fbbd88',
     'ServiceList': '1.0-b53ab8a253f68874bb9072ba1c78d54f',
     'Trait': '1.0-6e7be3ba8dd9fa529f944bcf9612b287',
     'TraitList': '1.0-15ecf022a68ddbb8c2a6739cfc9f8f5e',

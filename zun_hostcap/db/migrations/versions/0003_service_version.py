@@ -1,0 +1,27 @@
+"""services.version: what each service's release speaks.
+
+A service records the service version of its release when it registers
+(``zun_hostcap.objects.service.SERVICE_VERSION``); the rows of services
+of 2026.2, which has no such column, read 0. Compute services with
+``[upgrade_levels] conductor = auto`` pin the conductor RPC API and the
+object versions they send to the oldest conductor's.
+
+Revision ID: 0003
+Revises: 0002
+Create Date: 2026-11-26
+"""
+
+from alembic import op
+import sqlalchemy as sa
+
+revision = '0003'
+down_revision = '0002'
+branch_labels = None
+depends_on = None
+
+
+def upgrade():
+    # A default on the server: the services of 2026.2 still insert rows
+    # without the column while the others are upgraded.
+    op.add_column('services', sa.Column('version', sa.Integer(),
+                                        nullable=False, server_default='0'))
