@@ -162,9 +162,13 @@ def _tree_root(context, uuid):
 
 
 def _own_conditions(rp_col, group, names, resources):
-    """What a provider must meet itself to serve a granular group."""
-    conditions = [rp_db._has_capacity(rp_col, rc_id, amount)
-                  for rc_id, amount in resources]
+    """What a provider must meet itself to serve a granular group.
+
+    Traits and aggregates first: SQLite tries the conditions in their
+    order, and these are cheaper than capacity (a sum of allocations)
+    and usually leave few providers to try it on.
+    """
+    conditions = []
     for any_of in group.required_traits:
         conditions.append(rp_db._with_traits(rp_col, names.traits(any_of)))
     if group.forbidden_traits:
@@ -175,6 +179,8 @@ def _own_conditions(rp_col, group, names, resources):
     if group.forbidden_aggs:
         conditions.append(~rp_db._in_aggregates(rp_col,
                                                 group.forbidden_aggs))
+    conditions.extend(rp_db._has_capacity(rp_col, rc_id, amount)
+                      for rc_id, amount in resources)
     return conditions
 
 
