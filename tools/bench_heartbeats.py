@@ -32,11 +32,11 @@ import sqlalchemy as sa
 import zun_hostcap  # noqa: F401  selects oslo.service's threading backend
 from zun_hostcap.common import context as zun_context
 from zun_hostcap.common import rpc
-from zun_hostcap.common import service as zun_service
 from zun_hostcap.conductor import rpcapi as conductor_rpcapi
 import zun_hostcap.conf
 from zun_hostcap.db.sqlalchemy import api as sqla_api
 from zun_hostcap.objects import base as objects_base
+from zun_hostcap import service as zun_service
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fleet_sim  # noqa: E402,I202  (tools/ is no package)

@@ -3,7 +3,7 @@
 
 Each simulated host runs the real ResourceTracker, with an in-memory
 os_capability driver (capabilities varied from a template), and the real
-service heartbeat (``zun_hostcap.common.service.Service.report_state``),
+service heartbeat (``zun_hostcap.service.Service.report_state``),
 against a real zun-hostcap-conductor over the configured RabbitMQ and
 database. Hosts are not processes nor threads: a few worker processes each
 hold a share of them, one RPC transport and client per process, and run
@@ -43,7 +43,6 @@ import zun_hostcap  # noqa: F401  selects oslo.service's threading backend
 from zun_hostcap.api.controllers.v1 import services as services_api
 from zun_hostcap.common import context as zun_context
 from zun_hostcap.common import rpc
-from zun_hostcap.common import service as zun_service
 from zun_hostcap.compute.container import base as container_base
 from zun_hostcap.compute.container import fake as fake_containers
 from zun_hostcap.compute import resource_tracker
@@ -53,6 +52,7 @@ from zun_hostcap.db import api as db_api
 from zun_hostcap.objects import base as objects_base
 from zun_hostcap.os_capability import fake as fake_host
 from zun_hostcap.os_capability import model
+from zun_hostcap import service as zun_service
 
 CONF = zun_hostcap.conf.CONF
 COMPUTE_BINARY = 'zun-hostcap-compute'

@@ -25,11 +25,11 @@ from zun_hostcap.cmd import api
 from zun_hostcap.cmd import compute
 from zun_hostcap.cmd import conductor
 from zun_hostcap.common import rpc
-from zun_hostcap.common import service as zun_service
 import zun_hostcap.conf
 from zun_hostcap.db import api as db_api
 from zun_hostcap.db import migration
 from zun_hostcap.objects import base as objects_base
+from zun_hostcap import service as zun_service
 
 CONF = zun_hostcap.conf.CONF
 LOG = logging.getLogger(__name__)

@@ -12,8 +12,8 @@ from zun_hostcap.api import metrics as metrics_api
 from zun_hostcap.api import server
 from zun_hostcap.common import config_check
 from zun_hostcap.common import metrics
-from zun_hostcap.common import service as zun_service
 import zun_hostcap.conf
+from zun_hostcap import service as zun_service
 
 CONF = zun_hostcap.conf.CONF
 LOG = logging.getLogger(__name__)

@@ -6,10 +6,10 @@ any direct database call raises.
 
 import sys
 
-from zun_hostcap.common import service as zun_service
 from zun_hostcap.compute import manager
 import zun_hostcap.conf
 from zun_hostcap.db import api as db_api
+from zun_hostcap import service as zun_service
 
 CONF = zun_hostcap.conf.CONF
 

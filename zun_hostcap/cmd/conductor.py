@@ -4,9 +4,9 @@ import sys
 
 from zun_hostcap.common import config_check
 from zun_hostcap.common import metrics
-from zun_hostcap.common import service as zun_service
 from zun_hostcap.conductor import manager
 import zun_hostcap.conf
+from zun_hostcap import service as zun_service
 
 CONF = zun_hostcap.conf.CONF
 

@@ -16,10 +16,10 @@ from sqlalchemy import exc as sa_exc
 
 from zun_hostcap.common import context as zun_context
 from zun_hostcap.common import exception
-from zun_hostcap.common import service as zun_service
 import zun_hostcap.conf
 from zun_hostcap.db import migration
 from zun_hostcap.db import online_migrations
+from zun_hostcap import service as zun_service
 
 CONF = zun_hostcap.conf.CONF
 LOG = logging.getLogger(__name__)

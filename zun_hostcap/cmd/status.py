@@ -25,11 +25,11 @@ from zun_hostcap.cmd import db_manage
 from zun_hostcap.common import context as zun_context
 from zun_hostcap.common import exception
 from zun_hostcap.common import policies
-from zun_hostcap.common import service as zun_service
 from zun_hostcap.conductor import rpcapi as conductor_rpcapi
 import zun_hostcap.conf
 from zun_hostcap.db import migration
 from zun_hostcap.db import online_migrations
+from zun_hostcap import service as zun_service
 
 CONF = zun_hostcap.conf.CONF
 LOG = logging.getLogger(__name__)

@@ -18,7 +18,7 @@ _MODULES = (service, api, compute, conductor, database, docker,
 
 
 # oslo.service's options that zun-hostcap honours (see
-# zun_hostcap.common.service.serve); its backdoor ones do nothing with the
+# zun_hostcap.service.serve); its backdoor ones do nothing with the
 # threading backend, so its namespace is not in the sample.
 _SERVICE_OPTS = ('log_options', 'graceful_shutdown_timeout')
 

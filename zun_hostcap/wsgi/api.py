@@ -15,7 +15,7 @@ from zun_hostcap.api import errors
 from zun_hostcap.common import config_check
 from zun_hostcap.common import memory
 from zun_hostcap.common import metrics
-from zun_hostcap.common import service
+from zun_hostcap import service
 
 CONFIG_FILE_ENV = 'ZUN_HOSTCAP_CONFIG_FILE'
 

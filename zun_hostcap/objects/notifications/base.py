@@ -24,7 +24,7 @@ CONF = zun_hostcap.conf.CONF
 LOG = logging.getLogger(__name__)
 
 # The binary named in every notification's publisher; services set it at
-# start (zun_hostcap.common.service.prepare_service).
+# start (zun_hostcap.service.prepare_service).
 _publisher_source = os.path.basename(sys.argv[0]) or 'zun-hostcap'
 
 

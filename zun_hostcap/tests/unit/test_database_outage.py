@@ -13,11 +13,11 @@ import webob
 
 from zun_hostcap.api import app
 from zun_hostcap.common import exception
-from zun_hostcap.common import service
 from zun_hostcap.conductor import manager as conductor_manager
 from zun_hostcap.db import api as db_api
 from zun_hostcap.db.sqlalchemy import api as sqla_api
 from zun_hostcap import objects
+from zun_hostcap import service
 from zun_hostcap.tests import base
 from zun_hostcap.tests import fixtures as zun_fixtures
 from zun_hostcap.tests.functional import base as functional_base
@@ -142,7 +142,7 @@ class TestServiceHeartbeat(base.TestCase):
         self.flags(transport_url='fake:/', report_interval=1)
         self.addCleanup(service.rpc.cleanup)
         self.log = self.useFixture(fixtures.FakeLogger(
-            name='zun_hostcap.common.service', level=logging.INFO,
+            name='zun_hostcap.service', level=logging.INFO,
             format='%(message)s'))
 
     def test_a_lost_database_is_one_warning_per_outage(self):

@@ -5,11 +5,11 @@ import threading
 from oslo_service import periodic_task
 
 from zun_hostcap.common import concurrency
-from zun_hostcap.common import service
 from zun_hostcap.conductor import manager as conductor_manager
 from zun_hostcap.db import api as db_api
 from zun_hostcap import objects
 from zun_hostcap.objects import service as service_obj
+from zun_hostcap import service
 from zun_hostcap.tests import base
 from zun_hostcap.tests import fixtures as zun_fixtures
 from zun_hostcap.tests.functional import base as functional_base

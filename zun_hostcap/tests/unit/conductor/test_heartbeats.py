@@ -9,10 +9,10 @@ from oslo_utils import timeutils
 import webob
 
 from zun_hostcap.api import app as api_app
-from zun_hostcap.common import service
 from zun_hostcap.conductor import heartbeats
 from zun_hostcap.conductor import manager as conductor_manager
 from zun_hostcap import objects
+from zun_hostcap import service
 from zun_hostcap.tests import base
 from zun_hostcap.tests import fixtures as zun_fixtures
 from zun_hostcap.tests.functional import base as functional_base
