@@ -23,8 +23,8 @@ from zun_hostcap.api import errors
 from zun_hostcap.common import concurrency
 from zun_hostcap.common import context
 from zun_hostcap.common import memory
-from zun_hostcap.common import notifier_process
 from zun_hostcap.common import policy
+from zun_hostcap.objects.notifications import notifier_process
 
 LOG = logging.getLogger(__name__)
 

@@ -14,10 +14,10 @@ from oslo_log import log as logging
 from oslo_serialization import jsonutils
 from oslo_versionedobjects import fields
 
-from zun_hostcap.common import notifier_process
 from zun_hostcap.common import rpc
 import zun_hostcap.conf
 from zun_hostcap.objects import base
+from zun_hostcap.objects.notifications import notifier_process
 
 CONF = zun_hostcap.conf.CONF
 
@@ -53,8 +53,8 @@ def send_later(context, build, args, what):
     """Queue the notification ``build(*args)`` makes; return at once.
 
     For a process that serves requests (the API): the request only hands
-    plain data to the notifier process (``zun_hostcap.common.
-    notifier_process``), which builds the notifications and sends them
+    plain data to the notifier process (``notifier_process`` beside this
+    module), which builds the notifications and sends them
     in the order they were queued; so neither the work of sending nor a
     broker that is slow or away delays a request. ``build`` is a
     function of a module, so that the notifier process finds it.

@@ -14,7 +14,7 @@ import threading
 import fixtures
 from oslotest import base
 
-from zun_hostcap.common import notifier_process
+from zun_hostcap.objects.notifications import notifier_process
 
 
 def _unconnected(limit):
