@@ -16,7 +16,6 @@ from oslo_messaging.rpc import dispatcher
 
 from zun_hostcap.common import context as zun_context
 from zun_hostcap.common import metrics
-from zun_hostcap.objects import base as objects_base
 
 TRANSPORT = None
 NOTIFICATION_TRANSPORT = None
@@ -27,6 +26,12 @@ LEGACY_NOTIFIER = None
 LOG = logging.getLogger(__name__)
 
 _init_lock = threading.Lock()
+
+# Makes the serializer of what messages carry (versioned objects):
+# called with {object name: version} caps, or None. The objects register
+# theirs when imported (objects/base.py); this module, below them, does
+# not import them.
+_entity_serializer_factory = None
 
 # Exceptions a conductor may raise that callers get back as themselves
 # (ComputeNodeNotFound...) rather than as oslo.messaging's RemoteError.
@@ -206,9 +211,22 @@ def get_legacy_notifier(publisher_id):
     return LEGACY_NOTIFIER.prepare(publisher_id=publisher_id)
 
 
+def set_entity_serializer(factory):
+    """Serialize the entities of messages with ``factory(versions)``.
+
+    :param factory: takes {object name: version} (or None) and returns
+        an oslo.messaging Serializer of the entities.
+    """
+    global _entity_serializer_factory
+    _entity_serializer_factory = factory
+
+
 def _serializer(object_versions=None):
+    if _entity_serializer_factory is None:
+        raise RuntimeError('No entity serializer: zun_hostcap.objects.base '
+                           'was not imported')
     return RequestContextSerializer(
-        objects_base.ZunHostcapObjectSerializer(object_versions))
+        _entity_serializer_factory(object_versions))
 
 
 def get_client(target, version_cap=None, object_versions=None):

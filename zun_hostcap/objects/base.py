@@ -3,6 +3,7 @@
 from oslo_utils import versionutils
 from oslo_versionedobjects import base as ovo_base
 
+from zun_hostcap.common import rpc
 from zun_hostcap.db import api as db_api
 
 remotable = ovo_base.remotable
@@ -84,6 +85,10 @@ class ZunHostcapObjectSerializer(ovo_base.VersionedObjectSerializer):
                     target_version=_older(wanted, entity.VERSION),
                     version_manifest=versions)
         return super().serialize_entity(context, entity)
+
+
+# RPC and notifications carry objects with it.
+rpc.set_entity_serializer(ZunHostcapObjectSerializer)
 
 
 def _older(version, other):
