@@ -5,7 +5,7 @@ from oslo_versionedobjects import fields
 from zun_hostcap.db.sqlalchemy.placement import allocations as alloc_db
 from zun_hostcap.objects import base
 from zun_hostcap.objects.notifications import allocation as notifications
-from zun_hostcap.objects import resource_provider as rp_obj
+from zun_hostcap.objects.notifications import base as notification_base
 
 
 @base.ZunHostcapObjectRegistry.register
@@ -58,7 +58,7 @@ class Allocation(base.ZunHostcapPersistentObject, base.ZunHostcapObject):
         for ``requests`` and what it raises. Once it is committed, each
         consumer it changed is announced (allocation.*).
         """
-        report = rp_obj.write_report()
+        report = notification_base.write_report()
         alloc_db.replace_all(context, requests, check_generation,
                              report=report)
         if report is not None:
@@ -74,7 +74,7 @@ class Allocation(base.ZunHostcapPersistentObject, base.ZunHostcapObject):
 
         :raises AllocationsNotFound: it has none.
         """
-        report = rp_obj.write_report()
+        report = notification_base.write_report()
         alloc_db.delete_by_consumer(context, consumer_uuid, report=report)
         if report is not None:
             announce_consumer(context, consumer_uuid, report.state,

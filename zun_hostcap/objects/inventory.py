@@ -13,9 +13,9 @@ from oslo_versionedobjects import fields
 from zun_hostcap.common import exception
 from zun_hostcap.db.sqlalchemy.placement import inventories as inv_db
 from zun_hostcap.objects import base
+from zun_hostcap.objects.notifications import base as notification_base
 from zun_hostcap.objects.notifications import resource_provider as \
     rp_notifications
-from zun_hostcap.objects import resource_provider as rp_obj
 
 # The values of the fields a client leaves out.
 DEFAULTS = inv_db.DEFAULTS
@@ -102,7 +102,7 @@ class Inventory(base.ZunHostcapPersistentObject, base.ZunHostcapObject):
         :raises ResourceProviderConcurrentUpdate: the generation moved.
         :raises oslo_db.exception.DBDuplicateEntry: the class has one.
         """
-        report = rp_obj.write_report()
+        report = notification_base.write_report()
         generation, record = inv_db.add(
             self._context, self.resource_provider_uuid, self.resource_class,
             self._values(), allow_zero_capacity, report=report)
@@ -122,7 +122,7 @@ class Inventory(base.ZunHostcapPersistentObject, base.ZunHostcapObject):
         :raises ResourceClassNotFound: an unknown class.
         :raises InventoryNotFound: the provider has none of its class.
         """
-        report = rp_obj.write_report()
+        report = notification_base.write_report()
         generation, record = inv_db.update(
             self._context, self.resource_provider_uuid, self.resource_class,
             self.resource_provider_generation, self._values(),
@@ -142,7 +142,7 @@ class Inventory(base.ZunHostcapPersistentObject, base.ZunHostcapObject):
         :raises InventoryInUse: the class has allocations there.
         :raises InventoryNotFound: no inventory of that class.
         """
-        report = rp_obj.write_report()
+        report = notification_base.write_report()
         generation = inv_db.delete(context, provider_uuid, resource_class,
                                    report=report)
         _announce(context, provider_uuid, generation, report)
@@ -195,7 +195,7 @@ class InventoryList(base.ObjectListBase, base.ZunHostcapObject):
         :raises InventoryInUse: a class to remove has allocations.
         :raises oslo_db.exception.DBDuplicateEntry: a concurrent writer.
         """
-        report = rp_obj.write_report()
+        report = notification_base.write_report()
         new_generation, records = inv_db.replace_all(
             context, provider_uuid, generation, inventories,
             allow_zero_capacity, report=report)
@@ -214,7 +214,7 @@ class InventoryList(base.ObjectListBase, base.ZunHostcapObject):
         :raises InventoryInUse: some have allocations.
         :raises ResourceProviderConcurrentUpdate: the generation moved.
         """
-        report = rp_obj.write_report()
+        report = notification_base.write_report()
         generation, _records = inv_db.replace_all(
             context, provider_uuid, None, {}, report=report)
         _announce(context, provider_uuid, generation, report)

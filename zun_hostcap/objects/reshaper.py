@@ -10,9 +10,9 @@ sent for a reshape that failed.
 
 from zun_hostcap.db.sqlalchemy.placement import reshaper as reshaper_db
 from zun_hostcap.objects import allocation as alloc_obj
+from zun_hostcap.objects.notifications import base as notification_base
 from zun_hostcap.objects.notifications import resource_provider as \
     rp_notifications
-from zun_hostcap.objects import resource_provider as rp_obj
 
 
 def reshape(context, inventories, allocations):
@@ -20,7 +20,7 @@ def reshape(context, inventories, allocations):
 
     See ``reshaper_db.reshape`` for the arguments and what it raises.
     """
-    report = rp_obj.write_report()
+    report = notification_base.write_report()
     reshaper_db.reshape(context, inventories, allocations, report=report)
     if report is None:
         return

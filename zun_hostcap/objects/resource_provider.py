@@ -8,19 +8,11 @@ from oslo_utils import uuidutils
 from oslo_versionedobjects import fields
 
 from zun_hostcap.db.sqlalchemy.placement import aggregates as agg_db
-from zun_hostcap.db.sqlalchemy.placement import common as db_common
 from zun_hostcap.db.sqlalchemy.placement import resource_providers as rp_db
 from zun_hostcap.objects import base
 from zun_hostcap.objects.notifications import base as notification_base
 from zun_hostcap.objects.notifications import resource_provider as \
     notifications
-
-
-def write_report():
-    """A WriteReport for a write, if writes are announced; else None."""
-    if notification_base.placement_notifications_enabled():
-        return db_common.WriteReport()
-    return None
 
 
 @base.ZunHostcapObjectRegistry.register
@@ -66,7 +58,7 @@ class ResourceProvider(base.ZunHostcapPersistentObject,
         """
         changes = self.obj_get_changes()
         parent = changes.get('parent_provider_uuid', rp_db.UNSET)
-        report = write_report()
+        report = notification_base.write_report()
         self._refresh(rp_db.update(
             self._context, self.uuid, self.name, parent,
             allow_reparenting=allow_reparenting, report=report))
@@ -79,7 +71,7 @@ class ResourceProvider(base.ZunHostcapPersistentObject,
         :raises ResourceProviderInUse: it has allocations.
         :raises CannotDeleteParentResourceProvider: it has children.
         """
-        report = write_report()
+        report = notification_base.write_report()
         rp_db.destroy(self._context, self.uuid, report=report)
         if report is not None:
             notifications.provider_changed(
@@ -101,7 +93,7 @@ class ResourceProvider(base.ZunHostcapPersistentObject,
 
         :raises ResourceProviderConcurrentUpdate: the generation moved.
         """
-        report = write_report()
+        report = notification_base.write_report()
         self._obj_generation = agg_db.set_for_provider(
             self._context, self.uuid, aggregate_uuids,
             self.generation if increment_generation else None,

@@ -4,9 +4,9 @@ from oslo_versionedobjects import fields
 
 from zun_hostcap.db.sqlalchemy.placement import traits as trait_db
 from zun_hostcap.objects import base
+from zun_hostcap.objects.notifications import base as notification_base
 from zun_hostcap.objects.notifications import resource_provider as \
     rp_notifications
-from zun_hostcap.objects import resource_provider as rp_obj
 
 
 @base.ZunHostcapObjectRegistry.register
@@ -91,7 +91,7 @@ class TraitList(base.ObjectListBase, base.ZunHostcapObject):
             from ``generation`` (None: not checked).
         :raises TraitNotFound: some of ``names`` do not exist.
         """
-        report = rp_obj.write_report()
+        report = notification_base.write_report()
         generation, rows = trait_db.set_for_provider(
             context, uuid, names, generation, report=report)
         if report is not None and report.changed:

@@ -16,6 +16,7 @@ from oslo_versionedobjects import fields
 
 from zun_hostcap.common import rpc
 import zun_hostcap.conf
+from zun_hostcap.db.sqlalchemy.placement import common as db_common
 from zun_hostcap.objects import base
 from zun_hostcap.objects.notifications import notifier_process
 
@@ -47,6 +48,13 @@ def placement_notifications_enabled():
     return bool(CONF.notifications.placement_notifications and
                 CONF.notifications.notification_format != 'none' and
                 CONF.oslo_messaging_notifications.driver)
+
+
+def write_report():
+    """A WriteReport for a write, if writes are announced; else None."""
+    if placement_notifications_enabled():
+        return db_common.WriteReport()
+    return None
 
 
 def send_later(context, build, args, what):
@@ -163,8 +171,9 @@ class NotificationPayloadBase(base.ZunHostcapObject):
     """Base of payloads; subclasses define SCHEMA and fields.
 
     ``SCHEMA`` maps a payload field to ``(source name, source field)``;
-    ``populate_schema(<source name>=<object>, ...)`` copies them. A payload
-    must be populated before it is sent.
+    ``populate_schema(<source name>=<object>, ...)`` copies them. A source
+    may also be plain values, {field: value}. A payload must be populated
+    before it is sent.
     """
 
     SCHEMA = {}
@@ -178,8 +187,12 @@ class NotificationPayloadBase(base.ZunHostcapObject):
         for name, (source_name, source_field) in self.SCHEMA.items():
             source = sources[source_name]
             # A field the source has not set is sent as null.
-            value = (getattr(source, source_field)
-                     if source.obj_attr_is_set(source_field) else None)
+            if isinstance(source, dict):
+                value = source.get(source_field)
+            elif source.obj_attr_is_set(source_field):
+                value = getattr(source, source_field)
+            else:
+                value = None
             setattr(self, name, value)
         self.populated = True
         # The payload is new, not a changed object.

@@ -15,9 +15,7 @@ and sent by its sender (``notification.send_later``).
 from oslo_versionedobjects import fields
 
 from zun_hostcap.objects import base
-from zun_hostcap.objects import inventory as inventory_obj
 from zun_hostcap.objects.notifications import base as notification
-from zun_hostcap.objects import resource_provider as rp_obj
 
 
 @base.ZunHostcapObjectRegistry.register
@@ -110,14 +108,21 @@ class ResourceProviderInventoryPayload(_ProviderStatePayload):
         fields.ListOfObjectsField('InventoryPayload')))
 
     def __init__(self, resource_provider=None, inventories=()):
+        """:param inventories: Inventory objects, or {field: value} each."""
         super().__init__()
         if resource_provider is None:
             return  # being deserialized
         self.populate_schema(resource_provider=resource_provider)
         self.inventories = [
             InventoryPayload(inventory) for inventory in
-            sorted(inventories, key=lambda inv: inv.resource_class)]
+            sorted(inventories, key=_resource_class)]
         self.obj_reset_changes(recursive=True)
+
+
+def _resource_class(inventory):
+    if isinstance(inventory, dict):
+        return inventory['resource_class']
+    return inventory.resource_class
 
 
 @base.ZunHostcapObjectRegistry.register
@@ -214,23 +219,22 @@ class ResourceProviderAggregatesNotification(notification.NotificationBase):
 
 
 # What the request queues is plain data (see notification.send_later):
-# the builders below make the notifications of it, in the sender.
+# the builders below make the notifications of it, in the sender, from
+# the values alone.
 
-def _provider(uuid, generation, **values):
-    return rp_obj.ResourceProvider._from_values(
-        None, uuid=uuid, generation=generation, **values)
+def _provider(uuid, generation):
+    return {'uuid': uuid, 'generation': generation}
 
 
 def build_provider_notification(action, values):
     return notification.make(
         ResourceProviderNotification, 'resource_provider', action,
-        ResourceProviderPayload(_provider(**values)))
+        ResourceProviderPayload(values))
 
 
 def build_inventory_notification(uuid, generation, records):
-    inventories = [inventory_obj.Inventory._from_values(
-        None, resource_class=name, **record)
-        for name, record in records.items()]
+    inventories = [dict(record, resource_class=name)
+                   for name, record in records.items()]
     return notification.make(
         ResourceProviderInventoryNotification, 'resource_provider.inventory',
         'update', ResourceProviderInventoryPayload(
