@@ -3,7 +3,8 @@
 One RPC transport and one notification transport per process, created by
 ``init()`` once the configuration is parsed; servers use the threading
 executor, never eventlet. Notifications a request must not wait for go
-through ``send_later()``: a thread of the process sends them, in order.
+through ``run_on_sender_thread()``: a thread of the process sends them,
+in order.
 """
 
 import os
@@ -167,7 +168,7 @@ class _Sender(object):
 _sender = None
 
 
-def send_later(send, what, limit):
+def run_on_sender_thread(send, what, limit):
     """Queue ``send()`` for this process's sender thread.
 
     :param what: what is sent, for the log line of a dropped one.
@@ -192,7 +193,7 @@ def _own_sender():
 
 
 def wait_until_sent(timeout=10):
-    """True once every send queued by ``send_later`` has run."""
+    """True once every send queued by ``run_on_sender_thread`` has run."""
     sender = _own_sender()
     return sender is None or sender.wait_until_sent(timeout)
 

@@ -69,8 +69,8 @@ def send_later(context, build, args, what):
 
     :param what: the event type, for the log line of one not sent.
     """
-    notifier_process.send_later(CONF, context, build, args, what,
-                                _publisher_source)
+    notifier_process.hand_over(CONF, context, build, args, what,
+                               _publisher_source)
 
 
 def make(cls, event_object, action, payload, priority='info'):

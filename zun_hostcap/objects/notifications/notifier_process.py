@@ -16,9 +16,9 @@ on a thread of its own. So an API process starts one child
 - the child reads the datagrams in order into a queue of at most
   ``[notifications] max_queued_notifications``, builds the notifications
   and emits them through oslo.messaging's Notifier from its sender thread
-  (``rpc.send_later``), on another core. While the broker is away they
-  wait there as ``[oslo_messaging_notifications] retry`` says; beyond the
-  limit each one is dropped with a warning line.
+  (``rpc.run_on_sender_thread``), on another core. While the broker is
+  away they wait there as ``[oslo_messaging_notifications] retry`` says;
+  beyond the limit each one is dropped with a warning line.
 
 The child reads the same configuration files as the service and logs as
 it does. It ends when the API closes the socket (``stop``); if the API
@@ -215,14 +215,15 @@ def _the_process(conf, publisher_source):
     return process
 
 
-def send_later(conf, context, build, args, what, publisher_source):
+def hand_over(conf, context, build, args, what, publisher_source):
     """Queue the notification ``build(*args)`` makes; return at once.
 
     :param what: the event type, for the log line of one not sent.
     """
     if _in_process(conf):
-        rpc.send_later(functools.partial(_emit, conf, context, build, args),
-                       what, conf.notifications.max_queued_notifications)
+        rpc.run_on_sender_thread(
+            functools.partial(_emit, conf, context, build, args), what,
+            conf.notifications.max_queued_notifications)
         return
     data = pickle.dumps((context.to_dict(), build, args, what),
                         pickle.HIGHEST_PROTOCOL)
@@ -319,7 +320,7 @@ def _main(sock, args, parent_pid, publisher_source):
             break  # the API closed its end
         data = stream.read(_LENGTH.unpack(length)[0])
         context, build, build_args, what = pickle.loads(data)
-        rpc.send_later(functools.partial(
+        rpc.run_on_sender_thread(functools.partial(
             _emit, conf, zun_context.RequestContext.from_dict(context),
             build, build_args), what, limit)
     rpc.wait_until_sent(timeout=None)
