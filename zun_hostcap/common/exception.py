@@ -271,31 +271,11 @@ class InvalidInventory(PlacementInvalid):
                '%(uuid)s invalid: %(reason)s')
 
 
-class InventoryCapacityExceeded(PlacementConflict):
-    """An inventory update that would leave allocations above capacity."""
-    msg_fmt = ('Unable to update inventory for resource provider %(uuid)s: '
-               'allocations of %(resource_class)s exceed the new capacity.')
-    error_code = 'placement.inventory.inuse'
-
-
 class AllocationCapacityExceeded(PlacementConflict):
     msg_fmt = ('Unable to allocate inventory: Unable to create allocation '
                'for \'%(resource_class)s\' on resource provider '
                '\'%(uuid)s\'. The requested amount would exceed the '
                'capacity.')
-
-
-class AllocationConstraintsViolated(PlacementInvalid):
-    msg_fmt = ('Unable to allocate inventory: Unable to create allocation '
-               'for \'%(resource_class)s\' on resource provider '
-               '\'%(uuid)s\'. The requested amount would violate '
-               'inventory constraints.')
-
-
-class NoInventoryForAllocation(PlacementInvalid):
-    msg_fmt = ('Unable to allocate inventory: Inventory for '
-               '\'%(resource_classes)s\' on resource provider '
-               '\'%(uuid)s\' invalid.')
 
 
 class ConsumerNotFound(PlacementNotFound):

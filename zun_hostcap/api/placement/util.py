@@ -206,12 +206,6 @@ def query(req, schema=None, repeatable=()):
     return params
 
 
-def require_uuid(value, what='uuid'):
-    if not uuidutils.is_uuid_like(value):
-        raise errors.error(400, 'Malformed %s: %s' % (what, value))
-    return value
-
-
 def _http_date(value):
     if value is None:
         return None
