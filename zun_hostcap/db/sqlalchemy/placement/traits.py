@@ -2,7 +2,7 @@
 
 The standard traits are written into the table the first time this
 process uses a database (``ensure_standard``); names and ids are cached
-as resource classes' are (see resource_classes.NameCache).
+as resource classes' are (see common.NameCache).
 """
 
 import os_traits
@@ -13,7 +13,6 @@ import sqlalchemy as sa
 from zun_hostcap.common import exception
 from zun_hostcap.db.sqlalchemy import models
 from zun_hostcap.db.sqlalchemy.placement import common
-from zun_hostcap.db.sqlalchemy.placement import resource_classes
 
 TRAIT = models.Trait.__table__
 RP_TRAIT = models.ResourceProviderTrait.__table__
@@ -32,7 +31,7 @@ def _standard_rows():
     return [{'name': name} for name in sorted(os_traits.get_traits())]
 
 
-CACHE = resource_classes.NameCache(
+CACHE = common.NameCache(
     TRAIT, _standard_rows, lambda name, id_: is_custom(name), 'traits')
 
 

@@ -199,8 +199,8 @@ class SQLiteTestCase(LookupTests, base.TestCase):
     def test_another_process_synchronised_first(self):
         """Rows already there (another process): nothing is written."""
         rc_db.CACHE.ensure(self.context)
-        other = rc_db.NameCache(RC, rc_db._standard_rows,
-                                rc_db._is_custom, 'resource classes')
+        other = common.NameCache(RC, rc_db._standard_rows,
+                                 rc_db._is_custom, 'resource classes')
         writes = self.database.count_writes()
         other.ensure(self.context)
         self.assertEqual({'VCPU': 0},
@@ -210,8 +210,8 @@ class SQLiteTestCase(LookupTests, base.TestCase):
     def test_concurrent_first_use(self):
         """Threads of two "processes" sync the same database at once."""
         caches = [rc_db.CACHE,
-                  rc_db.NameCache(RC, rc_db._standard_rows,
-                                  rc_db._is_custom, 'resource classes')]
+                  common.NameCache(RC, rc_db._standard_rows,
+                                   rc_db._is_custom, 'resource classes')]
         results, errors = [], []
 
         def look_up(cache):
