@@ -5,6 +5,10 @@ a JSON document calls ``read_json()``, which answers 415 for another media
 type or charset, 400 for bytes that are not UTF-8, JSON that does not
 parse, nests deeper than ``MAX_DEPTH`` or does not match the route's
 schema. The size is bounded before (oslo.middleware's sizelimit, 413).
+
+``parse_json()`` is those steps but the schema, for every API of the
+service: each says a refusal in its own words (``Refusals``), as the
+Placement API does in Placement's (``api/placement/util.read_json``).
 """
 
 import json
@@ -55,6 +59,66 @@ def _depth(text):
     return deepest
 
 
+class Refusals(object):
+    """The exceptions ``parse_json()`` raises, in one API's words.
+
+    These are the Zun-compatible API's; the Placement API has its own.
+    """
+
+    def media_type(self, content_type, length):
+        """Not application/json (``content_type`` None: no header)."""
+        return _unsupported('This request takes a body of type %s; it '
+                            'came with %r.' % (JSON_TYPE,
+                                               content_type or 'none'))
+
+    def charset(self, charset):
+        return _unsupported('JSON bodies must be UTF-8; the request names '
+                            'the charset %r.' % charset)
+
+    def not_utf8(self):
+        return _bad('The request body is not valid UTF-8.')
+
+    def too_deep(self):
+        return _bad('The request body nests arrays or objects deeper than '
+                    '%d levels.' % MAX_DEPTH)
+
+    def malformed(self, error):
+        return _bad('The request body is not valid JSON: %s.' % error)
+
+
+_REFUSALS = Refusals()
+
+
+def parse_json(request, refusals):
+    """The request's JSON document, not yet checked against a schema.
+
+    The media type must be application/json, the charset (if named)
+    UTF-8, the bytes UTF-8, the nesting at most ``MAX_DEPTH``, the text
+    JSON; the first that is not raises what ``refusals`` makes of it.
+    """
+    content_type, body_file, length = middleware.raw_body(request)
+    media_type, _sep, params = (content_type or '').partition(';')
+    if media_type.strip().lower() != JSON_TYPE:
+        raise refusals.media_type(content_type, length)
+    charset = dict(
+        (name.strip().lower(), value.strip().strip('"').lower())
+        for name, _eq, value in (part.partition('=')
+                                 for part in params.split(';') if part))
+    if charset.get('charset', 'utf-8') not in ('utf-8', 'utf8'):
+        raise refusals.charset(charset['charset'])
+    raw = body_file.read(length) if length else b''
+    try:
+        text = raw.decode('utf-8')
+    except UnicodeDecodeError:
+        raise refusals.not_utf8()
+    if _depth(text) > MAX_DEPTH:
+        raise refusals.too_deep()
+    try:
+        return json.loads(text)
+    except ValueError as err:
+        raise refusals.malformed(err)
+
+
 def read_json(request, schema):
     """The request's JSON document, valid for ``schema``.
 
@@ -62,30 +126,7 @@ def read_json(request, schema):
         a charset other than UTF-8.
     :raises webob.exc.HTTPBadRequest: what is wrong with the document.
     """
-    content_type, body_file, length = middleware.raw_body(request)
-    media_type, _sep, params = (content_type or '').partition(';')
-    if media_type.strip().lower() != JSON_TYPE:
-        raise _unsupported('This request takes a body of type %s; it came '
-                           'with %r.' % (JSON_TYPE, content_type or 'none'))
-    charset = dict(
-        (name.strip().lower(), value.strip().strip('"').lower())
-        for name, _eq, value in (part.partition('=')
-                                 for part in params.split(';') if part))
-    if charset.get('charset', 'utf-8') not in ('utf-8', 'utf8'):
-        raise _unsupported('JSON bodies must be UTF-8; the request names '
-                           'the charset %r.' % charset['charset'])
-    raw = body_file.read(length) if length else b''
-    try:
-        text = raw.decode('utf-8')
-    except UnicodeDecodeError:
-        raise _bad('The request body is not valid UTF-8.')
-    if _depth(text) > MAX_DEPTH:
-        raise _bad('The request body nests arrays or objects deeper than '
-                   '%d levels.' % MAX_DEPTH)
-    try:
-        document = json.loads(text)
-    except ValueError as err:
-        raise _bad('The request body is not valid JSON: %s.' % err)
+    document = parse_json(request, _REFUSALS)
     validator = jsonschema.Draft202012Validator(
         schema, format_checker=_FORMAT_CHECKER)
     error = jsonschema.exceptions.best_match(validator.iter_errors(document))

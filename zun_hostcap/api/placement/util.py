@@ -115,6 +115,34 @@ def require_json_content(req):
                                 'application/json' % (content_type or None))
 
 
+class _Refusals(api_body.Refusals):
+    """A body ``api_body.parse_json()`` refuses, in Placement's words."""
+
+    def media_type(self, content_type, length):
+        if length and not content_type:
+            return errors.error(400, 'content-type header required when '
+                                     'content-length > 0')
+        return errors.error(415, 'The media type %s is not supported, use '
+                                 'application/json' % (content_type or None))
+
+    def charset(self, charset):
+        return errors.error(415, 'JSON bodies must be UTF-8.')
+
+    def not_utf8(self):
+        return errors.error(400, 'Malformed JSON: the body is not UTF-8.')
+
+    def too_deep(self):
+        return errors.error(400, 'Malformed JSON: arrays or objects nest '
+                                 'deeper than %d levels.'
+                            % api_body.MAX_DEPTH)
+
+    def malformed(self, error):
+        return errors.error(400, 'Malformed JSON: %s' % error)
+
+
+_REFUSALS = _Refusals()
+
+
 def read_json(req, schema=None):
     """The JSON body, valid for ``schema``, with Placement's messages.
 
@@ -127,31 +155,7 @@ def read_json(req, schema=None):
     JSON: ...") or does not match ("JSON does not validate: ...", with
     jsonschema's account of the failure, as Placement answers).
     """
-    content_type, body_file, length = middleware.raw_body(req)
-    if length and not content_type:
-        raise errors.error(400, 'content-type header required when '
-                                'content-length > 0')
-    media_type, _sep, params = (content_type or '').partition(';')
-    if media_type.strip().lower() != 'application/json':
-        raise errors.error(415, 'The media type %s is not supported, use '
-                                'application/json' % (content_type or None))
-    charset = params.lower().replace(' ', '')
-    if 'charset=' in charset and not any(
-            name in charset for name in ('charset=utf-8', 'charset=utf8',
-                                         'charset="utf-8"')):
-        raise errors.error(415, 'JSON bodies must be UTF-8.')
-    raw = body_file.read(length) if length else b''
-    try:
-        text = raw.decode('utf-8')
-    except UnicodeDecodeError:
-        raise errors.error(400, 'Malformed JSON: the body is not UTF-8.')
-    if api_body._depth(text) > api_body.MAX_DEPTH:
-        raise errors.error(400, 'Malformed JSON: arrays or objects nest '
-                                'deeper than %d levels.' % api_body.MAX_DEPTH)
-    try:
-        data = jsonutils.loads(text)
-    except ValueError as exc:
-        raise errors.error(400, 'Malformed JSON: %s' % exc)
+    data = api_body.parse_json(req, _REFUSALS)
     if schema is not None:
         problem = schema_problem(schema, data, _BODY_FORMAT_CHECKER)
         if problem is not None:

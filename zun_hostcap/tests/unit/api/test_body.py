@@ -7,6 +7,7 @@ import webob.exc
 
 from zun_hostcap.api import body
 from zun_hostcap.api import middleware
+from zun_hostcap.api.placement import util as placement_util
 from zun_hostcap.tests import base
 
 SCHEMA = {'type': 'object',
@@ -103,3 +104,66 @@ class TestReadJSON(base.TestCase):
         self.assertEqual(400, err.code)
         self.assertIn('at name', err.detail)
         self.assertEqual(400, self._error(b'{}').code)
+
+
+class TestOneReaderForBothAPIs(base.TestCase):
+    """The Zun API and the Placement API read a JSON body the same way.
+
+    Each says a refusal in its own words and statuses; the bodies they
+    take and refuse are the same.
+    """
+
+    def _request(self, data, content_type):
+        environ = webob.Request.blank('/').environ
+        environ[middleware.RAW_BODY] = {'input': io.BytesIO(data),
+                                        'length': str(len(data)),
+                                        'type': content_type}
+        return webob.Request(environ)
+
+    def _both(self, data, content_type):
+        """What each API makes of the body: the document or the error."""
+        results = []
+        for read in (body.read_json, placement_util.read_json):
+            try:
+                results.append(read(self._request(data, content_type),
+                                    SCHEMA))
+            except webob.exc.HTTPException as err:
+                results.append(err)
+        return results
+
+    def test_both_take_the_same_bodies(self):
+        for content_type in ('application/json',
+                             'application/json; charset=UTF-8',
+                             'application/json;charset="utf8"',
+                             'Application/JSON; charset = utf-8'):
+            zun, placement = self._both(b'{"name": "n1"}', content_type)
+            self.assertEqual({'name': 'n1'}, zun, content_type)
+            self.assertEqual({'name': 'n1'}, placement, content_type)
+
+    def test_both_refuse_the_same_bodies(self):
+        cases = [
+            (b'{"name": "n1"}', 'text/plain', 415,
+             'The media type text/plain is not supported, use '
+             'application/json'),
+            (b'{"name": "n1"}', 'application/json; charset=latin-1', 415,
+             'JSON bodies must be UTF-8.'),
+            (b'{"name": "\xff"}', 'application/json', 400,
+             'Malformed JSON: the body is not UTF-8.'),
+            (b'[' * 40 + b']' * 40, 'application/json', 400,
+             'Malformed JSON: arrays or objects nest deeper than 32 '
+             'levels.'),
+            (b'{"name": ', 'application/json', 400,
+             'Malformed JSON: Expecting value: line 1 column 10 (char 9)'),
+        ]
+        for data, content_type, status, placement_detail in cases:
+            zun, placement = self._both(data, content_type)
+            self.assertEqual(status, zun.code, data)
+            self.assertEqual(status, placement.code, data)
+            self.assertEqual(placement_detail, placement.detail)
+            self.assertNotEqual(placement.detail, zun.detail)
+
+    def test_placement_wants_a_content_type_with_a_body(self):
+        _zun, placement = self._both(b'{"name": "n1"}', '')
+        self.assertEqual(400, placement.code)
+        self.assertEqual('content-type header required when '
+                         'content-length > 0', placement.detail)
