@@ -326,7 +326,7 @@ class OursNotifying(Ours):
                 listener.stop()
                 _RUNNING.discard(listener)
                 self.received[engine.name] = (
-                    listener.final, self.ran_until, listener.log_path)
+                    listener.final, self.ran_until, listener.log_file)
         finally:
             self.ran_until = None
             if vhost is not None:
@@ -721,7 +721,7 @@ def measure(side, engine, tmp, args):
     failed = [name for name, r in results.items() if r.error or r.failures]
     if failed:
         print('  %s: failures in %s (see below); log: %s' % (
-            side.label, ', '.join(failed), server.log_path), flush=True)
+            side.label, ', '.join(failed), server.log_file), flush=True)
     return results, profile
 
 

@@ -2,12 +2,15 @@
 
 The tools are scripts, not a package: each puts this directory first on
 ``sys.path`` and imports this module. It holds the helpers that are the
-same for all of them: the configuration files, the console scripts, a
-free port, versions of installed distributions, and a WSGI application
-served by waitress in a process of its own, stopped by its own pid, a
-MariaDB database made and dropped, a RabbitMQ virtual host made and
-deleted, an oslo.messaging notification listener in a process of its own
-that counts what it gets, a profile printed.
+same for all of them: the console scripts, versions of installed
+distributions, a WSGI application served by waitress in a process of its
+own, stopped by its own pid, an oslo.messaging notification listener in
+a process of its own that counts what it gets, a profile printed.
+
+The configuration files, a free port, a process stopped by its own pid,
+a MariaDB database made and dropped and a RabbitMQ virtual host made and
+deleted are the functional tests' (``zun_hostcap.tests.functional.
+local_servers``), named here for the tools: one home for both.
 """
 
 import argparse
@@ -17,15 +20,20 @@ import json
 import os
 import pstats
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import time
-import urllib.parse
-import uuid
+
+from zun_hostcap.tests.functional import local_servers
 
 HOST = '127.0.0.1'
+
+MariaDB = local_servers.MariaDB
+Process = local_servers.Process
+RabbitVhost = local_servers.RabbitVhost
+free_port = local_servers.free_port
+rabbitmqctl = local_servers.rabbitmqctl
+write_config = local_servers.write_config
 
 # The repository tools/ is in, and where the tools keep the virtualenvs
 # they make (openstack-placement, the previous release): its .bench/, or
@@ -112,17 +120,6 @@ def version(dist, python=None):
     return result.stdout.strip() if result.returncode == 0 else None
 
 
-def write_config(path, sections):
-    """An INI file of {section: {option: value}} at ``path``; the path."""
-    with open(path, 'w') as f:
-        for section, options in sections.items():
-            f.write('[%s]\n' % section)
-            for name, value in options.items():
-                f.write('%s = %s\n' % (name, value))
-            f.write('\n')
-    return path
-
-
 def console_script(name, python=None):
     """The command of console script ``name`` installed beside ``python``.
 
@@ -136,48 +133,6 @@ def console_script(name, python=None):
     if found:
         return [found]
     raise SystemExit('%s not found beside %s nor in PATH' % (name, python))
-
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind((HOST, 0))
-        return sock.getsockname()[1]
-
-
-class Process(object):
-    """A command in a process of its own, stopped by its own pid."""
-
-    def __init__(self, label, argv, log_path, env=None):
-        self.label = label
-        self.argv = argv
-        self.log_path = log_path
-        self.env = env
-        self.process = None
-
-    def start(self):
-        with open(self.log_path, 'w') as log:
-            self.process = subprocess.Popen(
-                self.argv, env=self.env, stdout=log,
-                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                start_new_session=True)
-
-    def stop(self, timeout=15):
-        """SIGTERM to its pid; SIGKILL if it outlives ``timeout`` s."""
-        if self.process is None or self.process.poll() is not None:
-            return
-        self.process.send_signal(signal.SIGTERM)
-        try:
-            self.process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-
-    def log_tail(self, lines=30):
-        try:
-            with open(self.log_path, errors='replace') as f:
-                return ''.join(f.readlines()[-lines:])
-        except OSError as err:
-            return str(err)
 
 
 class WSGIServer(Process):
@@ -204,7 +159,7 @@ class WSGIServer(Process):
         while True:
             if self.process.poll() is not None:
                 raise RuntimeError('%s exited with %s:\n%s' % (
-                    self.label, self.process.returncode, self.log_tail()))
+                    self.name, self.process.returncode, self.log_tail()))
             try:
                 conn = http.client.HTTPConnection(HOST, self.port, timeout=30)
                 conn.request('GET', '/', headers={'Accept':
@@ -217,39 +172,8 @@ class WSGIServer(Process):
                 pass
             if time.monotonic() > deadline:
                 raise RuntimeError('%s did not answer in %ss:\n%s' % (
-                    self.label, timeout, self.log_tail()))
+                    self.name, timeout, self.log_tail()))
             time.sleep(0.2)
-
-
-class MariaDB(object):
-    """A MariaDB/MySQL server reached with an administrator URL."""
-
-    def __init__(self, admin_url):
-        self.admin_url = admin_url.rstrip('/') + '/'
-
-    def execute(self, statement):
-        """Run ``statement``; its rows, or None if it returns none."""
-        import sqlalchemy as sa
-        engine = sa.create_engine(self.admin_url,
-                                  poolclass=sa.pool.NullPool)
-        try:
-            with engine.connect() as conn:
-                result = conn.execute(sa.text(statement))
-                return result.fetchall() if result.returns_rows else None
-        finally:
-            engine.dispose()
-
-    def version(self):
-        return 'MariaDB/MySQL %s' % self.execute('SELECT VERSION()')[0][0]
-
-    def fresh(self, name):
-        """The URL of an empty database ``name``, made again if it was."""
-        self.drop(name)
-        self.execute('CREATE DATABASE %s CHARACTER SET utf8mb4' % name)
-        return self.admin_url + name + '?charset=utf8mb4'
-
-    def drop(self, name):
-        self.execute('DROP DATABASE IF EXISTS %s' % name)
 
 
 def cpu_seconds(pid):
@@ -261,72 +185,6 @@ def cpu_seconds(pid):
         return None
     # utime and stime: fields 14 and 15 of stat(5), after "pid (comm)".
     return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
-
-
-# RabbitMQ
-
-def rabbitmqctl(*args, timeout=120):
-    """Run rabbitmqctl (of the local node) with ``args``; its stdout."""
-    command = ['rabbitmqctl'] + list(args)
-    result = subprocess.run(command, capture_output=True, text=True,
-                            timeout=timeout)
-    if result.returncode:
-        raise RuntimeError('%s failed with %d: %s%s' % (
-            ' '.join(command), result.returncode, result.stdout.strip(),
-            result.stderr.strip()))
-    return result.stdout
-
-
-class RabbitVhost(object):
-    """A virtual host of the local RabbitMQ, made and deleted by a tool.
-
-    Its exchanges and queues, and the messages left in them, go with it.
-    ``rabbitmqctl`` manages it (it runs as root here).
-    """
-
-    def __init__(self, base_url, prefix):
-        self.base_url = base_url
-        self.prefix = prefix
-        self.name = None
-        self.url = None
-
-    def create(self):
-        """Make it, with every permission for the URL's user; its URL."""
-        if not shutil.which('rabbitmqctl'):
-            raise RuntimeError('rabbitmqctl is not in PATH: it is needed to '
-                               'make a RabbitMQ virtual host of the run')
-        parsed = urllib.parse.urlsplit(self.base_url)
-        # Named before it is made: delete() tries even if add_vhost was
-        # interrupted after the node made it.
-        self.name = '%s-%s' % (self.prefix, uuid.uuid4().hex[:8])
-        rabbitmqctl('add_vhost', self.name)
-        rabbitmqctl('set_permissions', '-p', self.name,
-                    urllib.parse.unquote(parsed.username or 'guest'),
-                    '.*', '.*', '.*')
-        self.url = urllib.parse.urlunsplit(parsed._replace(
-            path='/' + urllib.parse.quote(self.name, safe='')))
-        return self.url
-
-    @staticmethod
-    def broker_pid():
-        """The pid of the local RabbitMQ node's VM; None if unknown."""
-        try:
-            return int(rabbitmqctl('-q', 'eval', 'os:getpid().').strip()
-                       .strip('"'))
-        except (RuntimeError, ValueError, OSError,
-                subprocess.TimeoutExpired):
-            return None
-
-    def delete(self):
-        """Delete it, if it was made; once."""
-        name, self.name = self.name, None
-        if not name:
-            return
-        try:
-            rabbitmqctl('delete_vhost', name)
-        except RuntimeError as err:
-            if 'does not exist' not in str(err):
-                raise
 
 
 # Run with a Python where oslo.messaging is installed: an oslo.messaging
@@ -424,11 +282,11 @@ class NotificationListener(Process):
         while not (self.state() or {}).get('listening'):
             if self.process.poll() is not None:
                 raise RuntimeError('%s exited with %s:\n%s' % (
-                    self.label, self.process.returncode, self.log_tail()))
+                    self.name, self.process.returncode, self.log_tail()))
             if time.monotonic() > deadline:
                 self.stop()
                 raise RuntimeError('%s was not listening after %ss:\n%s' % (
-                    self.label, timeout, self.log_tail()))
+                    self.name, timeout, self.log_tail()))
             time.sleep(0.1)
 
     def state(self):
