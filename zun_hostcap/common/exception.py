@@ -260,6 +260,12 @@ class InventoryNotFound(PlacementNotFound):
                'provider %(uuid)s.')
 
 
+class InventoryExists(ConcurrentUpdateDetected):
+    # Placement answers it as a concurrent update: same status and code.
+    msg_fmt = ('Inventory of class %(resource_class)s already exists on '
+               'resource provider %(uuid)s.')
+
+
 class InventoryInUse(PlacementConflict):
     msg_fmt = ('Inventory for %(resource_classes)s on resource provider '
                '%(uuid)s in use.')

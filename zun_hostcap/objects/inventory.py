@@ -100,7 +100,7 @@ class Inventory(base.ZunHostcapPersistentObject, base.ZunHostcapObject):
         :raises InvalidInventory: no capacity.
         :raises ResourceClassNotFound: an unknown class.
         :raises ResourceProviderConcurrentUpdate: the generation moved.
-        :raises oslo_db.exception.DBDuplicateEntry: the class has one.
+        :raises InventoryExists: the class has one.
         """
         report = notification_base.write_report()
         generation, record = inv_db.add(
@@ -193,7 +193,7 @@ class InventoryList(base.ObjectListBase, base.ZunHostcapObject):
         :raises InvalidInventory: an inventory without capacity.
         :raises ResourceClassNotFound: an unknown class.
         :raises InventoryInUse: a class to remove has allocations.
-        :raises oslo_db.exception.DBDuplicateEntry: a concurrent writer.
+        :raises ConcurrentUpdateDetected: a concurrent writer.
         """
         report = notification_base.write_report()
         new_generation, records = inv_db.replace_all(

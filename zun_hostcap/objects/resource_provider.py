@@ -31,6 +31,11 @@ class ResourceProvider(base.ZunHostcapPersistentObject,
     }
 
     @classmethod
+    def check_exists(cls, context, uuid):
+        """:raises ResourceProviderNotFound: no such provider."""
+        rp_db.check_exists(context, uuid)
+
+    @classmethod
     def get_by_uuid(cls, context, uuid):
         """:raises ResourceProviderNotFound: no such provider."""
         return cls._from_values(context, **rp_db.get_by_uuid(context, uuid))

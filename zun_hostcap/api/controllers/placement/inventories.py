@@ -17,7 +17,6 @@ exist (404), then the body (400), as in Placement.
 
 import math
 
-from oslo_db import exception as db_exc
 import webob.exc
 
 from zun_hostcap.api.placement import errors
@@ -25,8 +24,8 @@ from zun_hostcap.api.placement import microversion
 from zun_hostcap.api.placement import util
 from zun_hostcap.api.schemas.placement import inventories as schema
 from zun_hostcap.common import exception
-from zun_hostcap.db.sqlalchemy.placement import common as db_common
 from zun_hostcap.objects import inventory as inv_obj
+from zun_hostcap.objects import resource_provider as rp_obj
 
 POLICY = 'placement:resource_providers:inventories:%s'
 OUTPUT_FIELDS = ('total', 'reserved', 'min_unit', 'max_unit', 'step_size',
@@ -37,11 +36,6 @@ OUTPUT_FIELDS = ('total', 'reserved', 'min_unit', 'max_unit', 'step_size',
 DELETE_ONE_IN_USE_CODE = errors.CONCURRENT_UPDATE
 
 
-@db_common.reader
-def _provider_exists(context, uuid):
-    db_common.provider_row(context, uuid)
-
-
 def _not_found(uuid):
     return errors.error(404, 'No resource provider with uuid %s found'
                         % uuid)
@@ -50,7 +44,7 @@ def _not_found(uuid):
 def _check_provider(req, uuid):
     """404 if the provider is missing (before a 400 of the body)."""
     try:
-        _provider_exists(req.context, uuid)
+        rp_obj.ResourceProvider.check_exists(req.context, uuid)
     except exception.ResourceProviderNotFound:
         raise _not_found(uuid)
 
@@ -155,13 +149,9 @@ class ProviderInventoriesController(object):
             inventory.create(allow_zero_capacity=_allow_zero(req))
         except exception.ResourceProviderNotFound:
             raise _not_found(uuid)
-        except (exception.ConcurrentUpdateDetected,
-                db_exc.DBDuplicateEntry) as exc:
-            detail = (exc.message if isinstance(exc, exception.
-                                                ZunHostcapException)
-                      else 'Inventory of class %s already exists on '
-                           'resource provider %s.' % (resource_class, uuid))
-            raise errors.error(409, 'Update conflict: %s' % detail,
+        except exception.ConcurrentUpdateDetected as exc:
+            # InventoryExists too.
+            raise errors.error(409, 'Update conflict: %s' % exc.message,
                                errors.CONCURRENT_UPDATE)
         except (exception.InvalidInventory,
                 exception.ResourceClassNotFound) as exc:
@@ -185,11 +175,9 @@ class ProviderInventoriesController(object):
         except exception.ResourceProviderConcurrentUpdate:
             raise errors.error(409, 'resource provider generation conflict',
                                errors.CONCURRENT_UPDATE)
-        except db_exc.DBDuplicateEntry:
-            raise errors.error(
-                409, 'update conflict: Another thread concurrently updated '
-                     'the data. Please retry your update',
-                errors.CONCURRENT_UPDATE)
+        except exception.ConcurrentUpdateDetected as exc:
+            raise errors.error(409, 'update conflict: %s' % exc.message,
+                               errors.CONCURRENT_UPDATE)
         except exception.ResourceClassNotFound as exc:
             raise errors.error(
                 400, 'Unknown resource class in inventory for resource '

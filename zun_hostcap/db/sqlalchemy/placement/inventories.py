@@ -15,6 +15,7 @@ equal to ``total`` from 1.26): the writes take ``allow_zero_capacity``.
 import functools
 import math
 
+from oslo_db import exception as db_exc
 from oslo_log import log as logging
 from oslo_utils import timeutils
 import sqlalchemy as sa
@@ -285,10 +286,17 @@ def replace_all(context, uuid, generation, inventories,
     """Make a provider's inventories exactly ``inventories``.
 
     ``replace_in_transaction`` in a transaction of its own; the same
-    arguments, results and errors.
+    arguments, results and errors, and:
+
+    :raises ConcurrentUpdateDetected: another writer added an inventory
+        of the same class meanwhile.
     """
-    return replace_in_transaction(context, uuid, generation, inventories,
-                                  allow_zero_capacity, report)
+    try:
+        return replace_in_transaction(context, uuid, generation,
+                                      inventories, allow_zero_capacity,
+                                      report)
+    except db_exc.DBDuplicateEntry:
+        raise exception.ConcurrentUpdateDetected()
 
 
 def replace_in_transaction(context, uuid, generation, inventories,
@@ -378,7 +386,7 @@ def add(context, uuid, resource_class, values, allow_zero_capacity=True,
     :raises InvalidInventory: no capacity.
     :raises ResourceProviderConcurrentUpdate: the generation moved.
     :raises ResourceClassNotFound: an unknown class.
-    :raises oslo_db.exception.DBDuplicateEntry: the class has inventory.
+    :raises InventoryExists: the class has inventory.
     """
     provider = common.provider_row(context, uuid)
     record = normalize(values)
@@ -386,9 +394,13 @@ def add(context, uuid, resource_class, values, allow_zero_capacity=True,
     new_generation = common.increment_generation(
         context, provider.id, provider.generation, uuid)
     class_id = resource_classes.id_for_name(context, resource_class)
-    context.session.execute(INV.insert().values(
-        resource_provider_id=provider.id, resource_class_id=class_id,
-        created_at=timeutils.utcnow(), **record))
+    try:
+        context.session.execute(INV.insert().values(
+            resource_provider_id=provider.id, resource_class_id=class_id,
+            created_at=timeutils.utcnow(), **record))
+    except db_exc.DBDuplicateEntry:
+        raise exception.InventoryExists(resource_class=resource_class,
+                                        uuid=uuid)
     _report(context, report, provider.id)
     return new_generation, record
 

@@ -80,6 +80,12 @@ def _get(context, uuid):
 
 
 @common.reader
+def check_exists(context, uuid):
+    """:raises ResourceProviderNotFound: no provider has ``uuid``."""
+    common.provider_row(context, uuid)
+
+
+@common.reader
 def get_by_uuid(context, uuid):
     """The provider with ``uuid``.
 

@@ -3,7 +3,6 @@
 import types
 
 import fixtures as pyfixtures
-from oslo_db import exception as db_exc
 from oslo_utils import uuidutils
 
 from zun_hostcap.common import exception
@@ -134,8 +133,11 @@ class InventoriesTestCase(base.TestCase):
 
     def test_add_duplicate(self):
         inv_db.add(self.context, self.uuid, 'VCPU', {'total': 8})
-        self.assertRaises(db_exc.DBDuplicateEntry, inv_db.add,
-                          self.context, self.uuid, 'VCPU', {'total': 8})
+        error = self.assertRaises(exception.InventoryExists, inv_db.add,
+                                  self.context, self.uuid, 'VCPU',
+                                  {'total': 8})
+        self.assertEqual('Inventory of class VCPU already exists on '
+                         'resource provider %s.' % self.uuid, error.message)
         self.assertEqual(1, _generation(self.context, self.uuid))
 
     def test_add_unknown_class(self):
