@@ -265,7 +265,8 @@ def breakdown(url, repeats):
 
     facade = enginefacade.transaction_context()
     facade.configure(connection=url, **sqla_api.ENGINE_OPTIONS)
-    facade.append_on_engine_create(sqla_api.configure_sqlite)
+    for hook in sqla_api.ON_ENGINE_CREATE:
+        facade.append_on_engine_create(hook)
     restore = sqla_api.main_context_manager.patch_factory(facade._factory)
     parts = {'statement': [], 'text': [], 'gzip': []}
     try:

@@ -1,12 +1,20 @@
-"""The database API every object calls.
+"""The database API of the host objects, and the guard of the database.
 
-The backend is chosen by ``[database] backend`` through oslo.db's DBAPI.
-A database that cannot be reached surfaces as ``DatabaseUnavailable``
-(503 in the API, an expected answer of the conductor), whatever the
-driver. Processes that must not reach the database (the compute service)
-call ``block_access()`` at start; from then on every call here raises,
-except in a thread that runs conductor work (``conductor_scope()``), which
-only exists where a conductor shares the process, as in zun-hostcap-all.
+The host objects (ComputeNode, Service) call the functions here; the
+backend is chosen by ``[database] backend`` through oslo.db's DBAPI. A
+database that cannot be reached surfaces as ``DatabaseUnavailable`` (503
+in the API, an expected answer of the conductor), whatever the driver.
+The objects of the resource provider model call their query modules
+(``db/sqlalchemy/placement/``) directly, in the same enginefacade.
+
+Processes that must not reach the database (the compute service) call
+``block_access()`` at start; from then on every call here raises
+``DBAccessForbidden``, and so does every connection any engine of the
+enginefacade would hand out (``check_access()``, which
+``db/sqlalchemy/api.py`` puts on every engine it makes): a Placement
+object's query fails the same way. The exception is a thread that runs
+conductor work (``conductor_scope()``), which only exists where a
+conductor shares the process, as in zun-hostcap-all.
 """
 
 import contextlib
@@ -87,6 +95,20 @@ def in_conductor_scope():
     return getattr(_scope, 'conductor', False)
 
 
+# The service whose database access is blocked; None: not blocked.
+_blocked_for = None
+
+
+def check_access(call):
+    """Raise DBAccessForbidden if this thread must not reach the database.
+
+    :param call: what was attempted, for the message.
+    """
+    service = _blocked_for
+    if service is not None and not in_conductor_scope():
+        raise exception.DBAccessForbidden(service=service, call=call)
+
+
 class _GuardedDBAPI:
     """Stands in for the backend where the database is off limits."""
 
@@ -104,18 +126,21 @@ class _GuardedDBAPI:
 def block_access(service_name):
     """Make every database call of this process fail loudly.
 
-    Calls made inside ``conductor_scope()`` still go through.
+    Calls made inside ``conductor_scope()`` still go through. Both the
+    functions here and every connection of the enginefacade are blocked.
     """
-    global IMPL
+    global IMPL, _blocked_for
     if not isinstance(IMPL, _GuardedDBAPI):
         IMPL = _GuardedDBAPI(IMPL, service_name)
+        _blocked_for = service_name
 
 
 def unblock_access():
     """Undo ``block_access()``; for tests."""
-    global IMPL
+    global IMPL, _blocked_for
     if isinstance(IMPL, _GuardedDBAPI):
         IMPL = IMPL._backend
+    _blocked_for = None
 
 
 def compute_node_create(context, values):

@@ -36,7 +36,8 @@ class Database(fixtures.Fixture):
         facade = enginefacade.transaction_context()
         facade.configure(connection=self.connection,
                          **sqla_api.ENGINE_OPTIONS)
-        facade.append_on_engine_create(sqla_api.configure_sqlite)
+        for hook in sqla_api.ON_ENGINE_CREATE:
+            facade.append_on_engine_create(hook)
         self.addCleanup(sqla_api.main_context_manager.patch_factory(
             facade._factory))
         self.engine = sqla_api.get_engine()

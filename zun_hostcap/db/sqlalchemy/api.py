@@ -19,6 +19,7 @@ from oslo_utils import uuidutils
 import sqlalchemy as sa
 
 from zun_hostcap.common import exception
+from zun_hostcap.db import api as db_api
 from zun_hostcap.db.sqlalchemy import models
 
 # How long a SQLite connection waits for another one's write lock before
@@ -125,14 +126,32 @@ def configure_sqlite(engine):
             dbapi_connection.execute('PRAGMA synchronous = NORMAL')
 
 
+def guard_connections(engine):
+    """Refuse ``engine``'s connections where the database is blocked.
+
+    Every transaction of the enginefacade takes a connection from its
+    engine's pool first: where ``db_api.block_access()`` was called, one
+    outside ``conductor_scope()`` fails there with DBAccessForbidden,
+    before any statement, whichever module made the query.
+    """
+    @sa.event.listens_for(engine, 'checkout')
+    def _check_access(dbapi_connection, connection_record, proxy):
+        db_api.check_access('a connection to the database')
+
+
 # Engine options of ours. Without eventlet (native threads only) the
 # sleep(0) oslo.db adds at each connection check-in, there to let green
 # threads run, only costs time: ~60 us a transaction.
 ENGINE_OPTIONS = {'thread_checkin': False}
 
+# What each engine is given when it is made, in every enginefacade of
+# ours (the tests' too).
+ON_ENGINE_CREATE = (configure_sqlite, guard_connections)
+
 main_context_manager = enginefacade.transaction_context()
 main_context_manager.configure(**ENGINE_OPTIONS)
-main_context_manager.append_on_engine_create(configure_sqlite)
+for _hook in ON_ENGINE_CREATE:
+    main_context_manager.append_on_engine_create(_hook)
 
 # Columns the hosts list can be sorted by; the rest are JSON or not useful.
 COMPUTE_NODE_SORT_KEYS = (

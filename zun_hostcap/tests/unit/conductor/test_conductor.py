@@ -73,6 +73,42 @@ class TestConductorIndirection(base.TestCase):
         with db_api.conductor_scope():
             self.assertEqual([], db_api.compute_node_get_all(self.context))
 
+    def test_placement_objects_are_off_limits_too(self):
+        # They query the database without the DB API's functions: the
+        # guard is on every connection of the enginefacade.
+        with db_api.conductor_scope():
+            provider = objects.ResourceProvider(self.context, name='rp1')
+            provider.create()
+        reads_and_writes = [
+            lambda: objects.ResourceProvider.get_by_uuid(self.context,
+                                                         provider.uuid),
+            lambda: objects.ResourceProviderList.get_all_by_filters(
+                self.context),
+            lambda: objects.InventoryList.get_all_by_provider_uuid(
+                self.context, provider.uuid),
+            lambda: objects.InventoryList.replace_all(
+                self.context, provider.uuid, provider.generation,
+                {'VCPU': {'total': 8}}),
+            lambda: objects.ResourceProvider(self.context,
+                                             name='rp2').create(),
+            lambda: objects.TraitList.get_all(self.context),
+        ]
+        for call in reads_and_writes:
+            err = self.assertRaises(exception.DBAccessForbidden, call)
+            self.assertEqual('test compute must not access the database '
+                             'directly; its objects go through the '
+                             'conductor. Attempted: a connection to the '
+                             'database', str(err))
+        with db_api.conductor_scope():
+            self.assertEqual(
+                ['rp1'], [rp.name for rp in
+                          objects.ResourceProviderList.get_all_by_filters(
+                              self.context)])
+            self.assertEqual([], objects.InventoryList
+                             .get_all_by_provider_uuid(self.context,
+                                                       provider.uuid)
+                             .objects)
+
     def test_rpc_handler_runs_on_a_native_thread(self):
         seen = []
         original = self.conductor.manager.object_class_action_versions
