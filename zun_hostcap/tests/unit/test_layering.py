@@ -1,6 +1,6 @@
 """The layers of the package, read from the imports of its source.
 
-Imports flow one way (doc/source/contributor/architecture.rst): common/
+Imports flow one way (doc/source/admin/architecture.rst): common/
 is the ground floor, the objects sit on the database API, the services
 on the objects, the commands on top. Read with ast, nothing imported, so
 a function-level import counts as much as one at the top of a module.
