@@ -115,8 +115,9 @@ class ReportClient(object):
         self.version = None
         # Provider uuid -> {'generation', 'inventories', 'traits', 'seen'}.
         self._providers = {}
-        # Custom resource classes known to exist.
+        # Custom resource classes and traits known to exist.
         self._classes = set()
+        self._traits = set()
 
     # The connection
 
@@ -404,6 +405,15 @@ class ReportClient(object):
             if resp.status_code not in (201, 204):
                 raise self._failed('PUT', path, resp)
             self._classes.add(name)
+
+    def ensure_traits(self, names):
+        """Make the custom traits ``names`` that are missing."""
+        for name in sorted(set(names) - self._traits):
+            path = '/traits/%s' % name
+            resp = self._request('PUT', path)
+            if resp.status_code not in (201, 204):
+                raise self._failed('PUT', path, resp)
+            self._traits.add(name)
 
     # Allocations
 

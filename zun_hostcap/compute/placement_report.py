@@ -4,10 +4,12 @@ The host's ComputeNode is a resource provider (its uuid, its hostname)
 with VCPU, MEMORY_MB and DISK_GB inventory; each container of the host
 is a consumer whose allocation on it is its claim. Every run:
 
-1. make the provider if it is missing, and set its inventory (with a
-   custom class for each kind of PCI device) and its CPU's traits if
-   they changed (``ReportClient`` remembers what it wrote: no call if
-   not);
+1. make the provider if it is missing, and set its inventory (with the
+   PCI devices ``[pci] device_spec`` offers, ``common/pci_spec.py``) and
+   its CPU's traits and those of the specs if they changed
+   (``ReportClient`` remembers what it wrote: no call if not); a PCI
+   class no spec offers any more stays while allocations hold some of
+   it;
 2. audit: read the allocations held on the provider (one call), write
    those of containers that are missing or differ from their claim, and
    delete those of consumers that are no container of this host.
@@ -18,13 +20,13 @@ state between runs but the client's memory of the providers: a run that
 failed half-way (Placement down) is made whole by the next one.
 """
 
-import collections
 import uuid
 
 import os_traits
 from oslo_log import log as logging
 
 from zun_hostcap.common import compute_inventory
+from zun_hostcap.common import pci_spec
 from zun_hostcap.compute import numa_providers
 import zun_hostcap.conf
 
@@ -63,26 +65,22 @@ def cpu_traits(architecture, flags):
     return names & known
 
 
-def pci_class(vendor_id, product_id):
-    """The custom resource class of a PCI device of that vendor, product."""
-    return 'CUSTOM_PCI_%s_%s' % (vendor_id.upper(), product_id.upper())
+def device_specs():
+    """The specs of [pci] device_spec, in their order."""
+    return pci_spec.flatten(CONF.pci.device_spec)
 
 
-def inventory_of(node):
+def inventory_of(node, pci_counts=None):
     """The Placement inventories of a ComputeNode, from [compute].
 
-    Its CPUs, memory and disk (``compute_inventory``), and its PCI
-    devices as a class (``pci_class``) of each vendor and product.
+    Its CPUs, memory and disk (``compute_inventory``), and ``pci_counts``
+    ({class: number of devices}, ``pci_spec.offered``).
     """
     inventories = compute_inventory.standard_inventory(
         node.cpus, node.mem_total, node.disk_total)
-    devices = collections.Counter()
-    for pool in (node.pci_device_pools.objects
-                 if node.obj_attr_is_set('pci_device_pools') and
-                 node.pci_device_pools else ()):
-        devices[pci_class(pool.vendor_id, pool.product_id)] += pool.count
     inventories.update((rc, compute_inventory.record(count))
-                       for rc, count in sorted(devices.items()) if count)
+                       for rc, count in sorted((pci_counts or {}).items())
+                       if count)
     return inventories
 
 
@@ -117,30 +115,108 @@ class Reporter(object):
         self._checked_pool = None
         # The host's provider and its NUMA providers.
         self.tree = numa_providers.ProviderTree(client)
+        # The traits of [pci] device_spec this process put on the host's
+        # provider: those of a spec taken away by a reload are removed.
+        self._pci_traits = set()
+        # {class: consumers} of the PCI classes kept for their
+        # allocations, as last warned of.
+        self._held = {}
 
-    def report(self, node, containers, cpu_flags=None, claimed=None):
+    def report(self, node, containers, cpu_flags=None, claimed=None,
+               pci_devices=None):
         """Bring Placement in line with ``node`` and ``containers``.
 
         ``containers`` None (a driver that cannot know them): the
         provider and its inventory only, no audit. ``cpu_flags`` None
-        (not read): the provider's traits are left as they are.
+        (not read): the provider's CPU traits are left as they are.
+        ``pci_devices``: the host's PCI devices (os_capability's
+        ``PciDevice``), offered as ``[pci] device_spec`` says; None (not
+        read): the PCI classes and traits are left as they are.
         ``claimed``: see ``audit``.
         """
         provider = node.uuid
         self.client.ensure_provider(provider, node.hostname)
-        inventories = inventory_of(node)
+        specs = device_specs()
+        pci_counts = pci_traits = None
+        if pci_devices is not None:
+            pci_counts, pci_traits = pci_spec.offered(pci_devices, specs)
+        inventories = self._keep_held(provider, inventory_of(node,
+                                                             pci_counts),
+                                      keep_all=pci_devices is None)
         self.client.ensure_resource_classes(
             rc for rc in inventories if rc.startswith('CUSTOM_'))
         self.tree.set_inventories(node, inventories)
-        if cpu_flags is not None:
-            self.client.set_traits(
-                provider, cpu_traits(node.architecture, cpu_flags),
-                keep=lambda trait: not trait.startswith(CPU_TRAIT_PREFIX))
+        self._set_traits(node, cpu_flags, pci_traits,
+                         pci_spec.owned_traits(specs))
         pool = shared_disk_provider()
         if pool is not None:
             self._check_pool(provider, pool)
         if containers is not None:
             self.audit(provider, containers, pool, claimed)
+
+    def _keep_held(self, provider, inventories, keep_all=False):
+        """``inventories``, with the PCI classes that must stay.
+
+        A class of the provider's inventory that is not the host's own
+        and that ``inventories`` leaves out (its spec was removed) is
+        kept as it is while allocations hold some of it: Placement would
+        refuse to remove it. One warning names the consumers, again only
+        when they change. ``keep_all``: the devices were not read, every
+        such class stays.
+        """
+        current = self.client.get_inventories(provider) or {}
+        going = [rc for rc in sorted(current) if rc not in inventories and
+                 rc not in pci_spec.HOST_CLASSES]
+        if keep_all:
+            return dict(inventories, **{rc: current[rc] for rc in going})
+        held = {}
+        if going:
+            for consumer, amounts in self.client.provider_allocations(
+                    provider).items():
+                for rc in going:
+                    if amounts.get(rc):
+                        held.setdefault(rc, set()).add(consumer)
+        if held and held != self._held:
+            LOG.warning(
+                '[pci] device_spec offers no more %(classes)s, but '
+                'allocations hold some: the inventory stays until the '
+                'consumers %(consumers)s release it',
+                {'classes': ', '.join(sorted(held)),
+                 'consumers': ', '.join(sorted(set().union(
+                     *held.values())))})
+        for rc in going:
+            if rc not in held:
+                LOG.info('Removing the inventory of %s: [pci] device_spec '
+                         'offers no device of it', rc)
+        self._held = held
+        return dict(inventories, **{rc: current[rc] for rc in held})
+
+    def _set_traits(self, node, cpu_flags, pci_traits, spec_traits):
+        """The provider's traits: its CPU's and its PCI specs'.
+
+        Those an operator put on it stay. ``cpu_flags`` None: its CPU
+        traits stay as they are; ``pci_traits`` None: those of the specs.
+        """
+        if cpu_flags is None and pci_traits is None:
+            return
+        wanted = set()
+        if cpu_flags is not None:
+            wanted |= cpu_traits(node.architecture, cpu_flags)
+        owned = set()
+        if pci_traits is not None:
+            wanted |= pci_traits
+            owned = spec_traits | self._pci_traits
+
+        def keep(trait):
+            if cpu_flags is not None and trait.startswith(CPU_TRAIT_PREFIX):
+                return False
+            return trait not in owned
+
+        self.client.ensure_traits(
+            trait for trait in wanted if os_traits.is_custom(trait))
+        self.client.set_traits(node.uuid, wanted, keep=keep)
+        if pci_traits is not None:
+            self._pci_traits = set(pci_traits)
 
     def claim(self, provider, consumer_uuid, resources, project_id,
               user_id):

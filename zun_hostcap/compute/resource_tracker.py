@@ -234,7 +234,7 @@ class ResourceTracker:
             self.reporter.report(
                 node, containers,
                 cpu_flags=caps.cpu.flags if caps.cpu is not None else None,
-                claimed=self.claimed)
+                claimed=self.claimed, pci_devices=caps.pci_devices)
             self._settle_claims(containers)
         return node
 

@@ -11,6 +11,7 @@ from zun_hostcap.conf import database
 from zun_hostcap.conf import docker
 from zun_hostcap.conf import metrics
 from zun_hostcap.conf import notifications
+from zun_hostcap.conf import pci
 from zun_hostcap.conf import placement
 from zun_hostcap.conf import service
 from zun_hostcap.conf import upgrade_levels
@@ -24,6 +25,7 @@ database.register_opts(CONF)
 docker.register_opts(CONF)
 metrics.register_opts(CONF)
 notifications.register_opts(CONF)
+pci.register_opts(CONF)
 placement.register_opts(CONF)
 service.register_opts(CONF)
 upgrade_levels.register_opts(CONF)

@@ -9,12 +9,13 @@ from zun_hostcap.conf import database
 from zun_hostcap.conf import docker
 from zun_hostcap.conf import metrics
 from zun_hostcap.conf import notifications
+from zun_hostcap.conf import pci
 from zun_hostcap.conf import placement
 from zun_hostcap.conf import service
 from zun_hostcap.conf import upgrade_levels
 
 _MODULES = (service, api, compute, conductor, database, docker,
-            metrics, notifications, placement, upgrade_levels)
+            metrics, notifications, pci, placement, upgrade_levels)
 
 
 # oslo.service's options that zun-hostcap honours (see

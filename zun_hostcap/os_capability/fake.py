@@ -127,7 +127,9 @@ def capabilities_from_dict(data):
             for node in nodes)),
         disk=part('disk', lambda disk: model.DiskInfo(**disk)),
         pci_devices=part('pci_devices', lambda devices: tuple(
-            model.PciDevice(**dev) for dev in devices)),
+            model.PciDevice(**dict(dev, netdevs=tuple(dev.get('netdevs',
+                                                              ()))))
+            for dev in devices)),
         os=part('os', lambda os_info: model.OsInfo(**os_info)),
         # Files written before parts could fail have no errors key.
         errors=tuple(model.SourceError(**error)

@@ -71,6 +71,8 @@ class PciDevice:
     class_code: str
     numa_node: int | None
     driver: str | None
+    # Its network interfaces (``net/`` in sysfs), by name.
+    netdevs: tuple[str, ...] = ()
 
 
 @dataclasses.dataclass(frozen=True)

@@ -211,9 +211,14 @@ def _read_pci_device(root, dev, address):
                                                         dev + '/driver')))
     except OSError:
         driver = None  # no driver bound
+    try:
+        netdevs = tuple(sorted(os.listdir(host_path(root, dev + '/net'))))
+    except OSError:
+        netdevs = ()  # not a network device, or no driver bound
     return model.PciDevice(address=address, vendor_id=vendor,
                            product_id=product, class_code=class_code,
-                           numa_node=numa_node, driver=driver)
+                           numa_node=numa_node, driver=driver,
+                           netdevs=netdevs)
 
 
 def read_os_release(root):

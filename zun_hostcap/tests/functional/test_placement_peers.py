@@ -17,6 +17,7 @@ from zun_hostcap.compute.container import base as container_base
 from zun_hostcap.compute import placement_client
 from zun_hostcap.compute import placement_report
 from zun_hostcap import objects
+from zun_hostcap import os_capability
 from zun_hostcap.tests import base as test_base
 from zun_hostcap.tests.functional import base
 from zun_hostcap.tests import utils as test_utils
@@ -86,21 +87,33 @@ class ReportTests(object):
         self.assertEqual({web.uuid, db.uuid},
                          set(other.provider_allocations(self.node.uuid)))
 
-        # The CPU's traits, beside an operator's; PCI devices as classes.
+        # The CPU's traits, beside an operator's; the PCI devices
+        # [pci] device_spec offers as classes, with the spec's traits.
         other._request('PUT', '/traits/CUSTOM_RACK_7')
         other.set_traits(self.node.uuid, {'CUSTOM_RACK_7'})
         self.node.architecture = 'x86_64'
-        self.node.pci_device_pools = objects.PciDevicePoolList(objects=[
-            objects.PciDevicePool(vendor_id='8086', product_id='1572',
-                                  numa_node=0, count=2, tags={})])
+        self.flags(group='pci', device_spec=[
+            '{"vendor_id": "8086", "product_id": "1572", '
+            '"traits": "fast_nic"}'])
+        ports = tuple(os_capability.PciDevice(
+            address='0000:3b:00.%d' % function, vendor_id='8086',
+            product_id='1572', class_code='020000', numa_node=0,
+            driver='i40e') for function in (0, 1))
+        bridge = os_capability.PciDevice(
+            address='0000:00:00.0', vendor_id='8086', product_id='29c0',
+            class_code='060000', numa_node=None, driver=None)
         self.reporter.report(self.node, [web, db],
-                             cpu_flags=('avx2', 'sse4_2', 'fpu'))
+                             cpu_flags=('avx2', 'sse4_2', 'fpu'),
+                             pci_devices=(bridge,) + ports)
         reader = placement_client.ReportClient()
         self.assertEqual(
-            {'CUSTOM_RACK_7', 'HW_CPU_X86_AVX2', 'HW_CPU_X86_SSE42'},
+            {'CUSTOM_RACK_7', 'HW_CPU_X86_AVX2', 'HW_CPU_X86_SSE42',
+             'CUSTOM_FAST_NIC'},
             reader.get_traits(self.node.uuid))
-        self.assertEqual(2, reader.read_provider(self.node.uuid)[
-            'inventories']['CUSTOM_PCI_8086_1572']['total'])
+        self.assertEqual({'CUSTOM_PCI_8086_1572': 2}, {
+            rc: inv['total'] for rc, inv in reader.read_provider(
+                self.node.uuid)['inventories'].items()
+            if rc.startswith('CUSTOM_')})
 
         # The containers go.
         self.reporter.report(self.node, [])

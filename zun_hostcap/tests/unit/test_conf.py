@@ -22,7 +22,7 @@ class TestOpts(base.TestCase):
                   opts.list_opts()}
         self.assertEqual({'DEFAULT', 'api', 'compute', 'conductor',
                           'database', 'docker', 'metrics', 'notifications',
-                          'placement', 'upgrade_levels'},
+                          'pci', 'placement', 'upgrade_levels'},
                          groups)
 
     def test_database_defaults_to_sqlite_under_state_path(self):

@@ -6,6 +6,7 @@ keystoneauth1 with the [placement] options an all-in-one deployment
 sets (admin_token, endpoint_override).
 """
 
+import dataclasses
 import json
 import logging
 import threading
@@ -27,6 +28,7 @@ from zun_hostcap.compute import resource_tracker
 from zun_hostcap.compute import rpcapi as compute_rpcapi
 from zun_hostcap.db.sqlalchemy import compute_node_providers
 from zun_hostcap import objects
+from zun_hostcap import os_capability
 from zun_hostcap.os_capability import fake as fake_host
 from zun_hostcap.tests import base
 from zun_hostcap.tests import fixtures as zfixtures
@@ -42,6 +44,29 @@ INVENTORY = {
 }
 PROJECT = str(uuid.uuid4())
 USER = str(uuid.uuid4())
+
+
+def _device(address, vendor_id, product_id, class_code, netdevs=()):
+    return os_capability.PciDevice(
+        address=address, vendor_id=vendor_id, product_id=product_id,
+        class_code=class_code, numa_node=None, driver=None,
+        netdevs=netdevs)
+
+
+# Two ports of an Intel X710 NIC.
+NIC_PORTS = (_device('0000:3b:00.0', '8086', '1572', '020000', ('ens1f0',)),
+             _device('0000:3b:00.1', '8086', '1572', '020000', ('ens1f1',)))
+# A host's devices: the host bridge and virtio devices it uses itself,
+# the NIC, a virtual function and two GPUs.
+HOST_DEVICES = (
+    _device('0000:00:00.0', '8086', '29c0', '060000'),
+    _device('0000:00:03.0', '1af4', '1000', '020000', ('eth0',)),
+    _device('0000:00:04.0', '1af4', '1001', '010000'),
+) + NIC_PORTS + (
+    _device('0000:5e:02.0', '15b3', '1018', '020000', ('ens9',)),
+    _device('0000:d8:00.0', '10de', '1db4', '030200'),
+    _device('0000:d9:00.0', '10de', '1db4', '030200'),
+)
 
 
 def serve(test, application):
@@ -325,7 +350,9 @@ class TestReporter(base.TestCase):
         self.flags(group='compute', cpu_allocation_ratio=2.0)
         del self.requests[:]
 
-        self.reporter.report(node, [], cpu_flags=('avx2',))
+        self.flags(group='pci', device_spec=['{"product_id": "1572"}'])
+        self.reporter.report(node, [], cpu_flags=('avx2',),
+                             pci_devices=NIC_PORTS)
         self.assertNotIn(('POST', '/resource_providers'), self.requests)
         other = placement_client.ReportClient()
         inventories = other.read_provider(node.uuid)['inventories']
@@ -356,22 +383,114 @@ class TestReporter(base.TestCase):
         self.reporter.report(self.node, [], cpu_flags=('sse4_2', 'aes'))
         self.assertEqual([], writes(self.requests))
 
-    def test_pci_devices_are_a_custom_class_each(self):
-        self.node.pci_device_pools = objects.PciDevicePoolList(objects=[
-            objects.PciDevicePool(vendor_id='8086', product_id='1572',
-                                  numa_node=0, count=2, tags={}),
-            objects.PciDevicePool(vendor_id='8086', product_id='1572',
-                                  numa_node=1, count=2, tags={}),
-            objects.PciDevicePool(vendor_id='10de', product_id='1db4',
-                                  numa_node=None, count=1, tags={}),
-        ])
-        self.reporter.report(self.node, [])
+    def _pci_classes(self):
         inventories = self.client.read_provider(self.node.uuid)[
             'inventories']
-        self.assertEqual(
-            {'CUSTOM_PCI_8086_1572': 4, 'CUSTOM_PCI_10DE_1DB4': 1},
-            {rc: inv['total'] for rc, inv in inventories.items()
-             if rc.startswith('CUSTOM_')})
+        return {rc: inv['total'] for rc, inv in inventories.items()
+                if rc not in ('VCPU', 'MEMORY_MB', 'DISK_GB')}
+
+    def test_no_device_spec_offers_no_device(self):
+        self.reporter.report(self.node, [], pci_devices=HOST_DEVICES)
+        self.assertEqual({}, self._pci_classes())
+        self.assertEqual(set(), self.client.get_traits(self.node.uuid))
+
+    def test_device_specs_offer_what_they_match(self):
+        self.flags(group='pci', device_spec=[
+            # The first spec that matches a device says how: the GPU is
+            # not counted again by the catch-all address below.
+            '{"vendor_id": "10de", "product_id": "1db4", "address": '
+            '"0000:d8:00.0", "resource_class": "gpu_v100", '
+            '"traits": "cuda_7, HW_GPU_API_VULKAN"}',
+            '[{"address": "0000:3b:00.*"}, '
+            '{"devname": "ens9", "resource_class": "SRIOV_NET_VF"}]',
+            '{"address": {"bus": "d[0-9]", "function": "0"}}'])
+        self.reporter.report(self.node, [], pci_devices=HOST_DEVICES)
+        self.assertEqual({'CUSTOM_GPU_V100': 1, 'CUSTOM_PCI_8086_1572': 2,
+                          'SRIOV_NET_VF': 1, 'CUSTOM_PCI_10DE_1DB4': 1},
+                         self._pci_classes())
+        self.assertEqual({'CUSTOM_CUDA_7', 'HW_GPU_API_VULKAN'},
+                         self.client.get_traits(self.node.uuid))
+
+    def test_the_hosts_api_still_lists_every_device(self):
+        self.flags(group='pci', device_spec=['{"vendor_id": "10de"}'])
+        caps = dataclasses.replace(fake_host.sample_capabilities(),
+                                   pci_devices=HOST_DEVICES)
+        tracker = resource_tracker.ResourceTracker(
+            'compute-1', fake_host.FakeDriver(caps),
+            container.fake.FakeContainerDriver(containers=[]),
+            reporter=self.reporter)
+        node = tracker.update_available_resource(self.context)
+        # The node (what /v1/hosts shows) has every device in its pools;
+        # Placement, the two GPUs the spec offers.
+        stored = objects.ComputeNode.get_by_hostname(self.context,
+                                                     'compute-1')
+        self.assertEqual(len(HOST_DEVICES), sum(
+            pool.count for pool in stored.pci_device_pools.objects))
+        self.assertEqual({'CUSTOM_PCI_10DE_1DB4': 2}, {
+            rc: inv['total'] for rc, inv in self.client.read_provider(
+                node.uuid)['inventories'].items()
+            if rc.startswith('CUSTOM_')})
+
+    def test_a_removed_spec_removes_its_inventory_and_traits(self):
+        other = placement_client.ReportClient()
+        other.ensure_provider(self.node.uuid, self.node.hostname)
+        other.ensure_traits(['CUSTOM_RACK_7'])
+        other.set_traits(self.node.uuid, {'CUSTOM_RACK_7'})
+        self.flags(group='pci', device_spec=[
+            '{"product_id": "1572", "traits": "fast_nic"}'])
+        self.reporter.report(self.node, [], pci_devices=HOST_DEVICES)
+        self.assertEqual({'CUSTOM_PCI_8086_1572': 2}, self._pci_classes())
+        self.assertEqual({'CUSTOM_RACK_7', 'CUSTOM_FAST_NIC'},
+                         self.client.get_traits(self.node.uuid))
+
+        self.flags(group='pci', device_spec=[])
+        self.reporter.report(self.node, [], pci_devices=HOST_DEVICES)
+        self.assertEqual({}, self._pci_classes())
+        # The operator's trait stays.
+        self.assertEqual({'CUSTOM_RACK_7'},
+                         placement_client.ReportClient().get_traits(
+                             self.node.uuid))
+        self.assertIn('Removing the inventory of CUSTOM_PCI_8086_1572',
+                      self.logs.output)
+
+    def test_devices_not_read_leave_the_pci_classes_as_they_are(self):
+        self.flags(group='pci', device_spec=['{"product_id": "1572"}'])
+        self.reporter.report(self.node, [], pci_devices=HOST_DEVICES)
+        self.flags(group='pci', device_spec=[])
+        self.reporter.report(self.node, [], pci_devices=None)
+        self.assertEqual({'CUSTOM_PCI_8086_1572': 2}, self._pci_classes())
+
+    def test_a_removed_spec_stays_while_allocations_hold_it(self):
+        self.flags(group='pci', device_spec=['{"vendor_id": "10de"}',
+                                             '{"product_id": "1572"}'])
+        self.reporter.report(self.node, [], pci_devices=HOST_DEVICES)
+        holders = [str(uuid.uuid4()), str(uuid.uuid4())]
+        for consumer in holders:
+            self.client.put_allocations(
+                consumer, {self.node.uuid: {'CUSTOM_PCI_10DE_1DB4': 1}},
+                PROJECT, USER)
+
+        # Both specs removed: the GPUs' class is held, the NICs' is not.
+        # (No audit: the runtime's containers are not known.)
+        self.flags(group='pci', device_spec=[])
+        self.reporter.report(self.node, None, pci_devices=HOST_DEVICES)
+        self.assertEqual({'CUSTOM_PCI_10DE_1DB4': 2}, self._pci_classes())
+        warnings = [line for line in self.logs.output.splitlines()
+                    if 'allocations hold some' in line]
+        self.assertEqual(1, len(warnings))
+        self.assertIn('CUSTOM_PCI_10DE_1DB4', warnings[0])
+        for consumer in holders:
+            self.assertIn(consumer, warnings[0])
+
+        # Once: the next runs say nothing while the holders are the same.
+        self.reporter.report(self.node, None, pci_devices=HOST_DEVICES)
+        self.assertEqual(1, self.logs.output.count('allocations hold some'))
+
+        # Released: the class goes at the next run.
+        for consumer in holders:
+            self.client.delete_allocations(consumer)
+        self.reporter.report(self.node, None, pci_devices=HOST_DEVICES)
+        self.assertEqual({}, self._pci_classes())
 
     def _pool(self, shares=True, aggregate=None):
         """A shared storage provider with DISK_GB; its uuid."""

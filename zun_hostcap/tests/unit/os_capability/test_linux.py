@@ -236,6 +236,17 @@ class PciTestCase(base.BaseTestCase):
                              None)),
             devices)
 
+    def test_a_network_device_names_its_interfaces(self):
+        root = utils.copy_shape(self, 'two-numa-smt')
+        net = os.path.join(root, 'sys/bus/pci/devices/0000:81:00.0/net')
+        for name in ('ens1f0', 'eth9'):
+            os.makedirs(os.path.join(net, name))
+        devices = utils.shape_driver('two-numa-smt',
+                                     root=root).get_pci_devices()
+        self.assertEqual({'0000:81:00.0': ('ens1f0', 'eth9')},
+                         {device.address: device.netdevs
+                          for device in devices if device.netdevs})
+
     def test_this_host_numa_minus_one_is_none(self):
         devices = utils.shape_driver('this-host').get_pci_devices()
         self.assertTrue(devices)

@@ -1,0 +1,53 @@
+"""[pci]: the PCI devices of this host offered to Placement."""
+
+from oslo_config import cfg
+
+from zun_hostcap.common import pci_spec
+
+pci_group = cfg.OptGroup(
+    'pci',
+    title='PCI devices',
+    help='Which PCI devices of this host the compute service reports to '
+         'Placement as inventory. The hosts API lists every device '
+         'whatever this says.')
+
+pci_opts = [
+    cfg.MultiOpt(
+        'device_spec',
+        item_type=pci_spec.DeviceSpecType(),
+        default=[],
+        mutable=True,
+        help='The PCI devices of this host offered as Placement inventory, '
+             'as Nova\'s option of the same name: each value a JSON object '
+             '(or a list of them), and a device offered when one matches '
+             'it, the first that matches saying how. Match keys: '
+             '"vendor_id" and "product_id" (four hex digits or "*"), '
+             '"address" (a string such as "0000:af:00.*" or "*:0a:00.1", '
+             'whose parts left out are any; or an object of regular '
+             'expressions by "domain", "bus", "slot" and "function") and '
+             '"devname" (a network interface of the device; not with '
+             'address); a spec without any matches every device. '
+             '"resource_class" names the class the devices are counted '
+             'in (default CUSTOM_PCI_<VENDOR>_<PRODUCT>; CUSTOM_ is added '
+             'to a name that is not a standard class) and "traits", a '
+             'comma-separated string, the traits put on this host\'s '
+             'provider with them (CUSTOM_ added likewise). Nova\'s other '
+             'keys (physical_network, trusted, ...) are accepted and '
+             'ignored. Not set (the default): no device is offered, not '
+             'even those the host itself uses. Example: device_spec = '
+             '{"vendor_id": "10de", "product_id": "1db4", '
+             '"resource_class": "GPU_V100", "traits": "CUDA_7"}. Reloaded '
+             'on SIGHUP. A spec removed takes its inventory and traits '
+             'away at the next update, but not the inventory while '
+             'allocations hold some of it: then one warning names the '
+             'consumers.'),
+]
+
+
+def register_opts(conf):
+    conf.register_group(pci_group)
+    conf.register_opts(pci_opts, group=pci_group)
+
+
+def list_opts():
+    return {pci_group: pci_opts}
