@@ -17,6 +17,7 @@ from keystoneauth1 import loading as ks_loading
 from oslo_log import log as logging
 import oslo_messaging as messaging
 from oslo_serialization import jsonutils
+from oslo_service import service
 from oslo_utils import netutils
 from oslo_versionedobjects import base as ovo_base
 import sqlalchemy
@@ -137,6 +138,41 @@ class InProcessConductorAPI(ovo_base.VersionedObjectIndirectionAPI):
         return True
 
 
+class CheckpointAtStop(service.ServiceBase):
+    """Last of the all-in-one to finish stopping: the SQLite file alone.
+
+    Its ``wait()`` runs after the others' (a ServiceGroup waits in
+    order): no request or RPC call writes any more, and the SQLite
+    write-ahead log is written back into the file, so that a copy of
+    the file is the data.
+    """
+
+    def start(self):
+        pass
+
+    def stop(self, graceful=False):
+        pass
+
+    def wait(self):
+        try:
+            whole = db_api.checkpoint_at_stop()
+        except Exception as err:
+            LOG.warning('Could not write the database log back into %s: '
+                        '%s', _shown(CONF.database.connection), err)
+            return
+        if whole is False:
+            LOG.warning('Another process is using %s: its log (-wal) '
+                        'still holds some of the data; copy it with the '
+                        'file, or back it up with sqlite3 .backup',
+                        _shown(CONF.database.connection))
+        elif whole:
+            LOG.info('Wrote the database log back into %s',
+                     _shown(CONF.database.connection))
+
+    def reset(self):
+        pass
+
+
 def carries_rpc_in_process(conf):
     """Whether [DEFAULT] transport_url is oslo.messaging's fake://."""
     url = messaging.TransportURL.parse(conf, conf.transport_url)
@@ -206,7 +242,8 @@ def main(argv=None):
     all_in_one = zun_service.ServiceGroup([
         conductor_service,
         compute.create_service(conductor_api=conductor_api),
-        api_service])
+        api_service,
+        CheckpointAtStop()])
     return zun_service.serve(all_in_one, BINARY)
 
 

@@ -135,6 +135,17 @@ def block_access(service_name):
         _blocked_for = service_name
 
 
+def checkpoint_at_stop():
+    """At a clean stop: a SQLite file that alone holds all the data.
+
+    Called by the process that owns the database (zun-hostcap-all)
+    once its services stopped; see ``checkpoint_sqlite``. Whether the
+    log could be written back whole, None when not on SQLite.
+    """
+    backend = IMPL._backend if isinstance(IMPL, _GuardedDBAPI) else IMPL
+    return backend.checkpoint_sqlite()
+
+
 def unblock_access():
     """Undo ``block_access()``; for tests."""
     global IMPL, _blocked_for

@@ -7,9 +7,11 @@ context passed in carries it.
 import contextlib
 import datetime
 import functools
+import os
 import sys
 import threading
 import types
+import weakref
 
 from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import enginefacade
@@ -26,6 +28,9 @@ from zun_hostcap.db.sqlalchemy import models
 # "database is locked" (pysqlite's own default is 5 s).
 SQLITE_BUSY_TIMEOUT_MS = 30000
 
+
+# The engines of SQLite files this process opened (checkpoint_sqlite).
+_SQLITE_FILES = weakref.WeakSet()
 
 # Set on a thread while it runs transactions that will write.
 _WRITE_LOCK_FIRST = threading.local()
@@ -83,6 +88,8 @@ def configure_sqlite(engine):
     database = engine.url.database
     in_memory = not database or database == ':memory:' or (
         engine.url.query.get('mode') == 'memory')
+    if not in_memory:
+        _SQLITE_FILES.add(engine)
 
     # oslo.db replaces SQLAlchemy's QueuePool of a SQLite file with a
     # NullPool and has no option to keep it. With a NullPool each request
@@ -169,6 +176,36 @@ def get_backend():
 
 def get_engine():
     return main_context_manager.writer.get_engine()
+
+
+def checkpoint_sqlite():
+    """Write SQLite's write-ahead log back into the file, and close.
+
+    For a clean stop: the file alone then holds every commit, and a
+    copy of it is the data. The log is emptied (``TRUNCATE``) and the
+    pool's connections closed. Nothing on other engines, or on a
+    database this process never opened.
+
+    :returns: None if there is nothing to do; else whether the log was
+        written back whole (False: another process was using it).
+    """
+    engines = [engine for engine in list(_SQLITE_FILES)
+               if os.path.exists(engine.url.database)]
+    if not engines:
+        return None
+    whole = True
+    for engine in engines:
+        # A DB-API connection outside any transaction: SQLite refuses a
+        # checkpoint inside one.
+        connection = engine.raw_connection()
+        try:
+            busy, _frames, _written = connection.driver_connection.execute(
+                'PRAGMA wal_checkpoint(TRUNCATE)').fetchone()
+        finally:
+            connection.close()
+        engine.dispose()
+        whole = whole and not busy
+    return whole
 
 
 def _paginate(query, model, limit, marker, sort_key, sort_dir,

@@ -10,8 +10,10 @@ import http.client
 import json
 import os
 import re
+import shutil
 import signal
 import socket
+import sqlite3
 import subprocess
 import threading
 import time
@@ -263,6 +265,70 @@ def _family(pid):
         return {pid} | {child.pid for child in parent.children(True)}
     except psutil.NoSuchProcess:
         return set()
+
+
+class TestSQLiteFile(_AllInOneCase):
+    """The operations guide's backup, and the file after a clean stop."""
+
+    def _create_provider(self, name):
+        conn = http.client.HTTPConnection('127.0.0.1', self.port,
+                                          timeout=10)
+        try:
+            conn.request('POST', '/placement/resource_providers',
+                         body=json.dumps({'name': name}),
+                         headers={'X-Auth-Token': 'admin',
+                                  'Content-Type': 'application/json',
+                                  'OpenStack-API-Version':
+                                      'placement 1.20'})
+            resp = conn.getresponse()
+            body = resp.read()
+        finally:
+            conn.close()
+        self.assertEqual(200, resp.status, body)
+        return json.loads(body)['uuid']
+
+    def _providers(self, path):
+        conn = sqlite3.connect(path)
+        try:
+            return dict(conn.execute(
+                'SELECT name, uuid FROM resource_providers').fetchall())
+        finally:
+            conn.close()
+
+    def test_a_copy_of_the_file_alone_after_a_stop_has_the_data(self):
+        database = os.path.join(self.tmp, 'zun-hostcap.sqlite')
+        before = self._create_provider('rack1-host1')
+
+        # A backup of the running service, as the operations guide says.
+        backup = os.path.join(self.useFixture(fixtures.TempDir()).path,
+                              'backup.sqlite')
+        result = subprocess.run(['sqlite3', database, '.backup %s' % backup],
+                                capture_output=True, text=True, timeout=60)
+        self.assertEqual(0, result.returncode, result.stderr)
+        self.assertEqual({'rack1-host1': before}, {
+            name: uuid for name, uuid in self._providers(backup).items()
+            if name == 'rack1-host1'})
+
+        after = self._create_provider('rack1-host2')
+        host = os.uname().nodename
+        functional_base.wait_for(
+            lambda: functional_base.sqlite_rows(
+                database, "SELECT id FROM resource_providers WHERE name = "
+                          "'%s'" % host), 30,
+            message='the compute side to report this host',
+            processes=(self.service,))
+        self.assertEqual(0, self.service.stop())
+        # The file alone, copied away from its -wal and -shm.
+        copy = os.path.join(self.useFixture(fixtures.TempDir()).path,
+                            'zun-hostcap.sqlite')
+        shutil.copyfile(database, copy)
+        providers = self._providers(copy)
+        self.assertEqual(before, providers['rack1-host1'])
+        self.assertEqual(after, providers['rack1-host2'])
+        # The host's own provider, that its compute side reported.
+        self.assertIn(host, providers)
+        self.assertIn('Wrote the database log back into',
+                      self.service.log())
 
 
 class TestAPIWorkers(base.BaseTestCase):

@@ -1,5 +1,10 @@
 """The SQLite file engine: WAL, a pool, writers that wait for each other."""
 
+import os
+import shutil
+import sqlite3
+
+import fixtures as pyfixtures
 from oslo_utils import uuidutils
 import sqlalchemy as sa
 
@@ -173,6 +178,27 @@ class TestSQLiteFile(base.TestCase):
         self.assertIn(next(iter(labels)),
                       {'saver-%d' % index for index in range(SAVERS)})
 
+    def test_at_stop_the_file_alone_holds_the_data(self):
+        node = test_compute_node.make_compute_node(self.context,
+                                                   hostname='kept-1')
+        node.create()
+        path = self.engine.url.database
+        self.assertGreater(os.path.getsize(path + '-wal'), 0)
+        # The compute's guard does not keep the owner from its file.
+        db_api.block_access('zun-hostcap-compute')
+        self.addCleanup(db_api.unblock_access)
+
+        self.assertTrue(db_api.checkpoint_at_stop())
+        self.assertFalse(os.path.exists(path + '-wal') and
+                         os.path.getsize(path + '-wal'))
+        copy = os.path.join(self.useFixture(pyfixtures.TempDir()).path,
+                            'copy.sqlite')
+        shutil.copyfile(path, copy)
+        conn = sqlite3.connect(copy)
+        self.addCleanup(conn.close)
+        self.assertEqual([('kept-1',)], conn.execute(
+            'SELECT hostname FROM compute_nodes').fetchall())
+
 
 class TestSQLiteMemory(base.TestCase):
 
@@ -183,3 +209,5 @@ class TestSQLiteMemory(base.TestCase):
             self.assertEqual('memory', conn.exec_driver_sql(
                 'PRAGMA journal_mode').scalar())
         self.assertNotIsInstance(engine.pool, sa.pool.QueuePool)
+        # Nothing to write back at stop.
+        self.assertNotIn(engine, list(sqla_api._SQLITE_FILES))
