@@ -1,5 +1,14 @@
-"""Entry points for oslo-config-generator."""
+"""Entry points for oslo-config-generator.
 
+oslo.messaging's options are listed here, in our namespace, rather than
+by the generator loading the ``oslo.messaging`` namespace itself: that
+imports oslo_messaging before any module of ours, and oslo.messaging
+imports oslo_service.service, which then picks oslo.service's eventlet
+backend, and eventlet warns that it is deprecated. Loaded through us,
+the threading backend is chosen first (``zun_hostcap/__init__.py``).
+"""
+
+from oslo_messaging import opts as messaging_opts
 from oslo_service import service as oslo_service
 
 from zun_hostcap.conf import api
@@ -36,7 +45,12 @@ def list_opts():
         for group, opts in module.list_opts().items():
             merged.setdefault(group, []).extend(opts)
     merged['DEFAULT'].extend(_service_opts())
-    return [(group, opts) for group, opts in merged.items()]
+    result = [(group, opts) for group, opts in merged.items()]
+    # oslo.messaging's groups apart from ours, as from a namespace of
+    # their own; its None is [DEFAULT].
+    result.extend((group or 'DEFAULT', list(opts))
+                  for group, opts in messaging_opts.list_opts())
+    return result
 
 
 def set_lib_defaults():

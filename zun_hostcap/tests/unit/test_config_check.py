@@ -36,12 +36,20 @@ class TestInvalidOptions(base.TestCase):
             sorted(config_check.invalid_options(self.conf)))
 
     def test_a_library_option_is_told_in_its_library_words(self):
+        self._parse('[oslo_middleware]\nmax_request_body_size = big\n')
+        [message] = config_check.invalid_options(self.conf)
+        self.assertIn("[oslo_middleware] max_request_body_size = 'big'",
+                      message)
+        self.assertIn('invalid literal for int()', message)
+
+    def test_oslo_messaging_options_are_told_as_ours(self):
+        # They reach the sample through our namespace (conf/opts.py).
         self._parse('[oslo_messaging_rabbit]\nrabbit_retry_interval = '
                     'often\n')
         [message] = config_check.invalid_options(self.conf)
         self.assertIn("[oslo_messaging_rabbit] rabbit_retry_interval = "
                       "'often'", message)
-        self.assertIn('invalid literal for int()', message)
+        self.assertIn('expected an integer of at least 1', message)
 
     def test_oslo_db_options_are_told_as_ours(self):
         self._parse('[database]\nmax_retries = many\n')
