@@ -20,7 +20,15 @@ class TestVersion(base.TestCase):
         self.assertEqual(installed, version.version_string())
 
     def test_each_command_prints_it(self):
-        installed = importlib.metadata.version('zun-hostcap')
+        # What a command sees installed: from a process without the
+        # source tree in its path, where pbr's egg-info of the checkout
+        # may say another version (it moves with each commit).
+        installed = subprocess.run(
+            [sys.executable, '-I', '-c', 'import importlib.metadata; '
+             'print(importlib.metadata.version("zun-hostcap"))'],
+            capture_output=True, text=True, timeout=60, check=True,
+            cwd='/').stdout.strip()
+        self.assertRegex(installed, r'^\d+\.\d+\.\d+(\.dev\d+)?$')
         bin_dir = os.path.dirname(sys.executable)
         for command in COMMANDS:
             result = subprocess.run(
