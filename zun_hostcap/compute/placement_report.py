@@ -5,7 +5,7 @@ with VCPU, MEMORY_MB and DISK_GB inventory; each container of the host
 is a consumer whose allocation on it is its claim. Every run:
 
 1. make the provider if it is missing, and set its inventory (with the
-   PCI devices ``[pci] device_spec`` offers, ``common/pci_spec.py``) and
+   PCI devices ``[pci] device_spec`` offers, ``conf/pci_spec.py``) and
    its CPU's traits and those of the specs if they changed
    (``ReportClient`` remembers what it wrote: no call if not); a PCI
    class no spec offers any more stays while allocations hold some of
@@ -26,7 +26,7 @@ import os_traits
 from oslo_log import log as logging
 
 from zun_hostcap.common import compute_inventory
-from zun_hostcap.common import pci_spec
+from zun_hostcap.conf import pci_spec
 from zun_hostcap.compute import numa_providers
 import zun_hostcap.conf
 

@@ -2,7 +2,7 @@
 
 from oslo_config import cfg
 
-from zun_hostcap.common import pci_spec
+from zun_hostcap.conf import pci_spec
 
 pci_group = cfg.OptGroup(
     'pci',

@@ -143,7 +143,9 @@ def checkpoint_at_stop():
     log could be written back whole, None when not on SQLite.
     """
     backend = IMPL._backend if isinstance(IMPL, _GuardedDBAPI) else IMPL
-    return backend.checkpoint_sqlite()
+    # The owner's own file: the connection guard lets this one through.
+    with conductor_scope():
+        return backend.checkpoint_sqlite()
 
 
 def unblock_access():
