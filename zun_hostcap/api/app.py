@@ -19,6 +19,8 @@ From the outside in::
     sizelimit            refuse oversized bodies with 413
     authentication       keystonemiddleware or noauth2; / and /v1 public
     GET /                the version document, without pecan
+    accept guard         a client that does not take JSON: 406 once
+                         routed (hooks.AcceptHook)
     body guard           pecan never decodes a body
     pecan                hooks (errors, version, context) and controllers
 """
@@ -73,15 +75,16 @@ class _HealthcheckRoute(object):
 
 def setup_pecan_app():
     """The pecan application, with the body guard and GET / before it."""
-    return root.VersionDocumentRoute(middleware.BodyGuard(pecan.make_app(
-        root.RootController(),
-        hooks=[hooks.ErrorHook(), hooks.MicroversionHook(),
-               hooks.ContextHook()],
-        # Hostnames have dots: "/v1/hosts/node1.example.com" is no JSON
-        # request for "node1.example".
-        guess_content_type_from_ext=False,
-        force_canonical=False,
-        debug=False)))
+    return root.VersionDocumentRoute(middleware.AcceptGuard(
+        middleware.BodyGuard(pecan.make_app(
+            root.RootController(),
+            hooks=[hooks.ErrorHook(), hooks.AcceptHook(),
+                   hooks.MicroversionHook(), hooks.ContextHook()],
+            # Hostnames have dots: "/v1/hosts/node1.example.com" is no
+            # JSON request for "node1.example".
+            guess_content_type_from_ext=False,
+            force_canonical=False,
+            debug=False))))
 
 
 def setup_app(metrics_path=True):

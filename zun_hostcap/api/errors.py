@@ -134,10 +134,13 @@ def for_exception(req, exc, request_id):
 def safe_path(environ, query=True):
     """The request's path and query for a log line, whatever its bytes.
 
-    PEP 3333 hands the path over as bytes decoded as latin-1; bytes that
-    are not UTF-8 are shown escaped rather than failing the log line.
+    The path the client sent: the mount point (SCRIPT_NAME, such as
+    ``/placement``) and the path below it. PEP 3333 hands the path over
+    as bytes decoded as latin-1; bytes that are not UTF-8 are shown
+    escaped rather than failing the log line.
     """
-    path = environ.get('PATH_INFO', '').encode('latin-1', 'replace')
+    path = (environ.get('SCRIPT_NAME', '') +
+            environ.get('PATH_INFO', '')).encode('latin-1', 'replace')
     qs = environ.get('QUERY_STRING', '').encode('latin-1', 'replace')
     text = path.decode('utf-8', 'backslashreplace')
     if query and qs:

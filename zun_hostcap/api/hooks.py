@@ -5,6 +5,7 @@ import webob.exc
 
 from zun_hostcap.api import errors
 from zun_hostcap.api import microversion
+from zun_hostcap.api import middleware
 from zun_hostcap.common import context
 from zun_hostcap.common import policy
 
@@ -16,6 +17,18 @@ class ContextHook(pecan.hooks.PecanHook):
         ctx = context.RequestContext.from_environ(state.request.environ)
         ctx.is_admin = policy.check_is_admin(ctx)
         state.request.context = ctx
+
+
+class AcceptHook(pecan.hooks.PecanHook):
+    """406 for a client that does not take JSON (``AcceptGuard``).
+
+    After routing, so that an unknown path is still a 404; pecan, left
+    to refuse the client itself, would log it as an ERROR.
+    """
+
+    def before(self, state):
+        if middleware.NOT_ACCEPTABLE in state.request.environ:
+            raise webob.exc.HTTPNotAcceptable()
 
 
 class MicroversionHook(pecan.hooks.PecanHook):

@@ -9,12 +9,15 @@
 - ``BodyGuard``: the request body is hidden from pecan, which would
   otherwise decode form and JSON bodies of any route before routing; a
   route that takes a body reads it with ``zun_hostcap.api.body``.
+- ``AcceptGuard``: an Accept header that does not take JSON is set aside
+  and noted, for the route to refuse (406) once it is known to exist.
 """
 
 import io
 from urllib import parse
 
 from oslo_log import log as logging
+import webob
 
 from zun_hostcap.api import errors
 from zun_hostcap.common import context
@@ -114,6 +117,40 @@ class RequestSanity(object):
                 404, 'The resource could not be found.', errors.NOT_FOUND,
                 request_id)
         return None
+
+
+# Where AcceptGuard notes the Accept header of a client that does not take
+# JSON.
+NOT_ACCEPTABLE = 'zun_hostcap.not_acceptable'
+# Where AcceptGuard keeps the Accept header it took away, for the error
+# documents (Placement answers an HTML client's error in HTML).
+CLIENT_ACCEPT = 'zun_hostcap.client_accept'
+
+
+class AcceptGuard(object):
+    """Notes a client that does not take JSON, and hides its Accept.
+
+    Every document of this API is JSON. Routing still runs first, so an
+    unknown path stays a 404; the route found refuses the client (406):
+    pecan's hook, or the Placement router. pecan, left to refuse it
+    itself, would log an ERROR line for a client's mistake.
+    """
+
+    # What clients send nearly always, known to take JSON.
+    TAKES_JSON = frozenset(['application/json', '*/*'])
+
+    def __init__(self, application):
+        self.application = application
+
+    def __call__(self, environ, start_response):
+        accept = environ.pop('HTTP_ACCEPT', None)
+        if accept is not None:
+            environ[CLIENT_ACCEPT] = accept
+        if accept and accept not in self.TAKES_JSON and \
+                webob.acceptparse.create_accept_header(
+                    accept).best_match(['application/json']) is None:
+            environ[NOT_ACCEPTABLE] = accept
+        return self.application(environ, start_response)
 
 
 class BodyGuard(object):

@@ -128,7 +128,7 @@ OTHER_ERROR_RESPONSES = (
     ('PlacementMethodNotAllowed', 405,
      'A method the path does not list; Allow names those it does.'),
     ('PlacementRequestEntityTooLarge', 413,
-     'A body over [oslo_middleware] max_request_body_size bytes.'),
+     'A body over [placement] max_request_body_size bytes.'),
 )
 
 _AUTH = (400, 401, 403, 406, 503)
@@ -145,8 +145,11 @@ version outside that with 406 and a malformed one with 400; a route \
 newer than the request's version answers 404. Each body schema is the \
 newest version's shape; keys added by later versions are optional. \
 Errors are Placement's document (`PlacementErrorDocument`), whose \
-`code` appears from 1.23. `X-Auth-Token` is required on every route \
-but `/placement`.
+`code` appears from 1.23 and whose `detail` is, as Placement's, the \
+status' explanation, a blank line, then the message on one line; a \
+client that does not take JSON gets the error as an HTML page (or \
+plain text), as from Placement. `X-Auth-Token` is required on every \
+route but `/placement`.
 """
 
 
@@ -321,6 +324,9 @@ def error_response(status, description, allow=True):
             'schema': {'type': 'string',
                        'pattern': r'^[A-Z]+(, *[A-Z]+)*$'},
         }
+    # A client that takes no JSON gets webob's page of the error, as
+    # from Placement: HTML if it takes HTML, else plain text.
+    page = {'schema': {'type': 'string'}}
     return {
         'description': description,
         'headers': headers,
@@ -328,7 +334,7 @@ def error_response(status, description, allow=True):
             'allOf': [_ref('schemas', 'PlacementErrorDocument')],
             'properties': {'errors': {'items': {
                 'properties': {'status': {'const': status}}}}},
-        }}},
+        }}, 'text/html': page, 'text/plain': page},
     }
 
 

@@ -1,5 +1,6 @@
 """[placement]: how the compute reaches a Placement service, and how the
-API's own /placement searches allocation candidates.
+API's own /placement searches allocation candidates and how large a body
+it takes.
 
 keystoneauth1's own options, registered through its loading helpers as
 every OpenStack service does it: the session (TLS, timeout), the auth
@@ -65,9 +66,28 @@ candidate_opts = [
 ]
 
 
+# The size of the bodies /placement takes.
+api_opts = [
+    cfg.IntOpt(
+        'max_request_body_size',
+        default=8 * 1024 * 1024,
+        min=1,
+        help='The largest request body, in bytes, the /placement API (and '
+             'zun_hostcap.wsgi.placement) takes; a larger one is answered '
+             '413. The rest of the API keeps [oslo_middleware] '
+             'max_request_body_size (112 KiB). POST /allocations for many '
+             'consumers and POST /reshaper for a large provider tree are '
+             'bigger than that: about 300 bytes per consumer and per '
+             'inventory. OpenStack Placement sets no limit of its own; '
+             'leave this one well above the largest body your compute '
+             'services send.'),
+]
+
+
 def register_opts(conf):
     conf.register_group(placement_group)
     conf.register_opts(candidate_opts, group=placement_group)
+    conf.register_opts(api_opts, group=placement_group)
     ks_loading.register_session_conf_options(conf, placement_group)
     ks_loading.register_auth_conf_options(conf, placement_group)
     ks_loading.register_adapter_conf_options(conf, placement_group,
@@ -85,7 +105,7 @@ def list_opts():
     cfg.set_defaults(adapter_opts, service_type=SERVICE_TYPE,
                      valid_interfaces=['internal', 'public'])
     return {placement_group: (
-        candidate_opts +
+        candidate_opts + api_opts +
         ks_loading.get_session_conf_options() +
         ks_loading.get_auth_common_conf_options() +
         ks_loading.get_auth_plugin_conf_options('password') +

@@ -179,9 +179,9 @@ class PlacementFixture(APIFixture):
     hosts of ``populate`` are there too, and do no harm.
     """
 
-    # Placement's documents (POST /allocations of several consumers) are
-    # larger than the small limit the Zun tests cross.
-    config_overrides = {'oslo_middleware': {'max_request_body_size': 114688}}
+    # Small, so that a test can cross it with a short body (Placement's
+    # own limit, [placement] max_request_body_size, not the rest's).
+    config_overrides = {'placement': {'max_request_body_size': 65536}}
 
     def start_fixture(self):
         placement_environ()

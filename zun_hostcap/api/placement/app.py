@@ -6,10 +6,12 @@ or, alone, by ``setup_standalone_app``)::
 
     error documents      Placement's error document; one access line
     request sanity       non-UTF-8, empty or private path segments: 4xx
-    sizelimit            refuse oversized bodies with 413
+    sizelimit            refuse bodies over [placement]
+                         max_request_body_size with 413
     authentication       keystonemiddleware or Placement's noauth2
     microversion         OpenStack-API-Version: placement X.Y (400/406)
-    accept guard         notes a client that does not take JSON (406)
+    accept guard         notes a client that does not take JSON (406 on
+                         the routes that refuse it)
     body guard           the body is read by the handler that takes one
     router               the route table (``routes.ROUTES``): context,
                          405/404, one controller method a request, one
@@ -25,7 +27,6 @@ from oslo_middleware import healthcheck
 from oslo_middleware import http_proxy_to_wsgi
 from oslo_middleware import request_id
 from oslo_middleware import sizelimit
-import webob
 
 from zun_hostcap.api import metrics as metrics_api
 from zun_hostcap.api import middleware
@@ -39,29 +40,6 @@ CONF = zun_hostcap.conf.CONF
 
 # Where the combined API serves this one.
 PREFIX = '/placement'
-
-
-class AcceptGuard(object):
-    """Notes a client that does not take JSON.
-
-    Every document of this API is JSON. A route that exists answers such
-    a client 406 (``routes.Router``), after routing, so that an unknown
-    path is still a 404, as in Placement.
-    """
-
-    # What clients send nearly always, known to take JSON.
-    TAKES_JSON = frozenset(['application/json', '*/*'])
-
-    def __init__(self, application):
-        self.application = application
-
-    def __call__(self, environ, start_response):
-        accept = environ.pop('HTTP_ACCEPT', None)
-        if accept and accept not in self.TAKES_JSON and \
-                webob.acceptparse.create_accept_header(
-                    accept).best_match(['application/json']) is None:
-            environ[routes.NOT_ACCEPTABLE] = accept
-        return self.application(environ, start_response)
 
 
 class RequestChecks(object):
@@ -93,6 +71,20 @@ class RequestChecks(object):
         return self.application(environ, start_response)
 
 
+class BodySizeLimiter(sizelimit.RequestBodySizeLimiter):
+    """oslo.middleware's limiter, at [placement] max_request_body_size.
+
+    Placement's bodies (POST /allocations of many consumers, the
+    reshaper's of a large tree) outgrow the limit the rest of the API
+    keeps; a body over this one is still a 413.
+    """
+
+    def _conf_get(self, key, group='oslo_middleware'):
+        if key == 'max_request_body_size':
+            return CONF.placement.max_request_body_size
+        return super()._conf_get(key, group)
+
+
 def _sanity_response(status, detail, code=None, request_id=None):
     return errors.response(status, detail, errors.UNDEFINED, request_id)
 
@@ -100,11 +92,11 @@ def _sanity_response(status, detail, code=None, request_id=None):
 def setup_app():
     """The Placement API, to be mounted at ``PREFIX`` or served alone."""
     app = middleware.BodyGuard(routes.Router())
-    app = AcceptGuard(app)
+    app = middleware.AcceptGuard(app)
     app = RequestChecks(app)
     app = errors.MicroversionMiddleware(app)
     app = auth.wrap(app)
-    app = sizelimit.RequestBodySizeLimiter(app, CONF)
+    app = BodySizeLimiter(app, CONF)
     app = middleware.RequestSanity(app, respond=_sanity_response)
     return errors.ErrorDocumentMiddleware(app)
 

@@ -3,8 +3,13 @@
 Every error leaves ``/placement`` as Placement's document::
 
     {"errors": [{"status": 404, "title": "Not Found",
-                 "detail": <message>, "request_id": "req-...",
+                 "detail": <explanation>\n\n <message>,
+                 "request_id": "req-...",
                  "code": "placement.resource_provider.not_found"}]}
+
+The detail is Placement's: the sentence explaining the status (webob's
+``explanation``), a blank line, then the message on one line (its own
+newlines become spaces). Clients show the last line of it: the message.
 
 ``code`` appears from microversion 1.23, as in Placement; errors that
 have no code of their own carry ``placement.undefined_code``. Handlers
@@ -21,10 +26,13 @@ import webob
 import webob.exc
 
 from zun_hostcap.api import errors as api_errors
+from zun_hostcap.api import middleware
 from zun_hostcap.api.placement import microversion
 from zun_hostcap.common import exception
+import zun_hostcap.conf
 from zun_hostcap.db import api as db_api
 
+CONF = zun_hostcap.conf.CONF
 LOG = logging.getLogger(__name__)
 
 # Where the negotiated version is kept in the WSGI environ.
@@ -57,9 +65,63 @@ def _title(status):
     return webob.exc.status_map.get(status, webob.exc.HTTPError).title
 
 
-def document(status, detail, code=None, request_id=None, version=None):
-    """The error document; ``code`` shown only from 1.23."""
-    entry = {'status': status, 'title': _title(status), 'detail': detail,
+def _webob_error(status, message, headers=None):
+    cls = webob.exc.status_map.get(status)
+    if cls is None or not issubclass(cls, webob.exc.HTTPError):
+        cls = (webob.exc.HTTPClientError if status < 500 else
+               webob.exc.HTTPServerError)
+    return cls(detail=message or None, headers=headers)
+
+
+def _template_environ(environ):
+    """What webob's templates of an error may name from the request.
+
+    The 405's names the method, the 406's the Accept header (the one the
+    client sent, which ``middleware.AcceptGuard`` set aside).
+    """
+    environ = environ or {}
+    return {'REQUEST_METHOD': environ.get('REQUEST_METHOD', ''),
+            'HTTP_ACCEPT': client_accept(environ) or ''}
+
+
+def client_accept(environ):
+    return environ.get(middleware.CLIENT_ACCEPT,
+                       environ.get('HTTP_ACCEPT'))
+
+
+def full_detail(status, message, environ=None):
+    """Placement's detail: explanation, blank line, one-line message.
+
+    The explanation is the status' sentence (webob's). As Placement
+    makes it: webob renders the explanation and the message around an
+    HTML line break, and its ``strip_tags`` turns that into the blank
+    line and the message's own newlines into spaces.
+    """
+    body = _webob_error(status, message).plain_body(
+        _template_environ(environ))
+    # webob's plain text is the status line, a blank line, then that.
+    return body.split('\n\n', 1)[1]
+
+
+def _message_of(detail):
+    """The message ``full_detail`` put after the explanation."""
+    # The explanation is one line; webob's template ends the message
+    # with two spaces (its line breaks, turned into spaces).
+    rest = detail.partition('\n\n')[2] or detail
+    if rest.startswith(' '):
+        rest = rest[1:]
+    return rest[:-2] if rest.endswith('  ') else rest
+
+
+def document(status, detail, code=None, request_id=None, version=None,
+             environ=None):
+    """The error document; ``code`` shown only from 1.23.
+
+    ``detail`` is the message alone; the document carries it in
+    Placement's form (``full_detail``).
+    """
+    entry = {'status': status, 'title': _title(status),
+             'detail': full_detail(status, detail, environ),
              'request_id': request_id or ''}
     if version is not None and version >= microversion.ERROR_CODES:
         entry['code'] = code or UNDEFINED
@@ -67,16 +129,70 @@ def document(status, detail, code=None, request_id=None, version=None):
 
 
 def response(status, detail, code=None, request_id=None, headers=None,
-             version=None):
-    """A webob response carrying the error document."""
+             version=None, environ=None):
+    """A webob response carrying the error document.
+
+    ``environ``, the request's, names what webob's explanations of a
+    405 and a 406 mention.
+    """
     resp = webob.Response(status=status, content_type='application/json',
                           charset='utf-8')
     for name, value in headers or ():
         if name.lower() not in ('content-type', 'content-length'):
             resp.headers.add(name, value)
     resp.text = jsonutils.dumps(
-        document(status, detail, code, request_id, version))
+        document(status, detail, code, request_id, version, environ))
     return resp
+
+
+def _media_type(environ):
+    """The media type of an error for this client, as Placement chooses.
+
+    JSON for a client that names no type or any (Placement sets such a
+    request's Accept to JSON); otherwise webob's choice between HTML and
+    JSON, and plain text for a client that takes neither.
+    """
+    accept = client_accept(environ)
+    if not accept or accept == '*/*':
+        return 'application/json'
+    offers = webob.acceptparse.create_accept_header(
+        accept).acceptable_offers(['text/html', 'application/json'])
+    return offers[0][0] if offers else 'text/plain'
+
+
+def _rendered_for_client(environ, status, headers, body):
+    """(headers, body) of an error document, in the client's media type.
+
+    An HTML or plain text client is answered as Placement answers it:
+    webob's page of the error, with the same message.
+    """
+    media_type = _media_type(environ)
+    if media_type == 'application/json':
+        return headers, body
+    try:
+        message = _message_of(
+            jsonutils.loads(body)['errors'][0]['detail'])
+    except (ValueError, KeyError, IndexError, TypeError):
+        return headers, body
+    kept = [(name, value) for name, value in headers
+            if name.lower() not in ('content-type', 'content-length')]
+    exc = _webob_error(int(status[:3]), message)
+    environ = _template_environ(environ)
+    text = (exc.html_body(environ) if media_type == 'text/html' else
+            exc.plain_body(environ))
+    body = text.encode('utf-8')
+    kept += [('Content-Type', '%s; charset=UTF-8' % media_type),
+             ('Content-Length', str(len(body)))]
+    return kept, body
+
+
+def _detail_for_status(req, status):
+    """Our message for the errors of the middleware (webob's, oslo's)."""
+    if status == 413:
+        return ('The request body is larger than the %d bytes this API '
+                'accepts ([placement] max_request_body_size).'
+                % CONF.placement.max_request_body_size)
+    return api_errors.detail_for_status(req, status)
 
 
 def for_exception(req, exc):
@@ -93,10 +209,10 @@ def for_exception(req, exc):
         code = exc.comment if (exc.comment or '').startswith(
             'placement.') else UNDEFINED
         detail = (exc.detail if exc.comment else
-                  api_errors.detail_for_status(req, exc.code) or
+                  _detail_for_status(req, exc.code) or
                   exc.detail or exc.explanation)
         return response(exc.code, detail, code, request_id, exc.headerlist,
-                        version)
+                        version, environ)
     if db_api.is_unreachable(exc):
         exc = exception.DatabaseUnavailable(reason=exception.one_line(exc))
     if isinstance(exc, exception.ZunHostcapException) and \
@@ -109,7 +225,7 @@ def for_exception(req, exc):
                          'message': exc.kwargs.get('reason', exc.message)})
         return response(exc.code, exc.message,
                         getattr(exc, 'error_code', UNDEFINED), request_id,
-                        version=version)
+                        version=version, environ=environ)
     if isinstance(exc, (oslo_policy.PolicyNotAuthorized,
                         oslo_policy.InvalidScope)):
         return response(403, str(exc), UNDEFINED, request_id,
@@ -160,12 +276,15 @@ class ErrorDocumentMiddleware(object):
         status_int = int(status[:3])
         if status_int >= 400 and not api_errors.is_document(body):
             req = webob.Request(environ)
-            detail = (api_errors.detail_for_status(req, status_int) or
+            detail = (_detail_for_status(req, status_int) or
                       api_errors._detail_of(body, status))
             resp = response(status_int, detail, UNDEFINED,
                             environ.get('openstack.request_id'), headers,
-                            environ.get(VERSION_ENVIRON))
+                            environ.get(VERSION_ENVIRON), environ)
             status, headers, body = resp.status, resp.headerlist, resp.body
+        if status_int >= 400:
+            headers, body = _rendered_for_client(environ, status, headers,
+                                                 body)
         length = next((value for name, value in headers
                        if name.lower() == 'content-length'), len(body))
         api_errors.ACCESS_LOG.info(
@@ -192,7 +311,8 @@ class MicroversionMiddleware(object):
             version = microversion.version_from_environ(environ)
         except microversion.InvalidVersion as exc:
             resp = response(exc.status, exc.detail, UNDEFINED,
-                            environ.get('openstack.request_id'))
+                            environ.get('openstack.request_id'),
+                            environ=environ)
             return resp(environ, start_response)
         environ[VERSION_ENVIRON] = version
         value = microversion.header_value(version)

@@ -8,7 +8,9 @@ method in lower case (``get(self, req)``). One trailing slash is allowed.
 
 A path of the table with another method is a 405 naming the methods it
 has (``Allow``); any other path is a 404. A GET from a client that does
-not take JSON is a 406, after routing, so an unknown path stays a 404.
+not take JSON is a 406, after routing, so an unknown path stays a 404;
+the version document and a trait's 204 are answered to any client, as
+Placement answers them.
 """
 
 import re
@@ -25,6 +27,7 @@ from zun_hostcap.api.controllers.placement import resource_providers
 from zun_hostcap.api.controllers.placement import root
 from zun_hostcap.api.controllers.placement import traits
 from zun_hostcap.api.controllers.placement import usages
+from zun_hostcap.api import middleware
 from zun_hostcap.api.placement import errors
 from zun_hostcap.common import context
 
@@ -72,9 +75,13 @@ ROUTES = (
      ('POST',)),
 )
 
-# Set by the accept guard (``app.AcceptGuard``) for a client that does not
-# take JSON.
-NOT_ACCEPTABLE = 'placement.not_acceptable'
+# Routes that answer whatever the client accepts, as in Placement: the
+# version document, and a trait's 204 (no document).
+ANY_ACCEPT = frozenset(['/', '/traits/{name}'])
+
+# Set by the accept guard (``middleware.AcceptGuard``) for a client that
+# does not take JSON.
+NOT_ACCEPTABLE = middleware.NOT_ACCEPTABLE
 # Where the router names the template of the route it matched (for the
 # request metrics).
 ROUTE_TEMPLATE = 'placement.route_template'
@@ -125,18 +132,19 @@ class Router(object):
     def dispatch(self, req):
         route, params = self.match(req.path_info)
         if route is None:
-            raise errors.error(404, 'The resource could not be found.')
+            raise errors.error(404, '')
         req.environ[ROUTE_TEMPLATE] = route.template
         method = req.method
         accept = req.environ.get(NOT_ACCEPTABLE)
         # Placement checks Accept on the routes that answer documents to
         # GET only.
-        if accept is not None and method == 'GET':
+        if accept is not None and method == 'GET' and \
+                route.template not in ANY_ACCEPT:
             raise errors.error(406, 'Only application/json is provided; '
                                     'the Accept header asks for %s.' % accept)
         if method not in route.methods:
-            raise errors.error(405, 'The method %s is not allowed for this '
-                                    'resource.' % method,
+            raise errors.error(405, 'The method specified is not allowed '
+                                    'for this resource.',
                                headers=[('Allow', route.allow)])
         # Also the thread's context from now on, for the log lines.
         req.context = context.RequestContext.from_environ(req.environ)

@@ -221,6 +221,18 @@ class TestOpenStackClient(base.BaseTestCase):
         self.assert_fails(404, 'resource', 'provider', 'delete',
                           parent['uuid'], output=False)
 
+    def test_errors_name_the_problem(self):
+        # osc-placement shows the last line of an error's detail, which
+        # is the message in Placement's form of it (not jsonschema's
+        # last line, the bare value).
+        stderr = self.assert_fails(400, 'resource', 'provider', 'create',
+                                   'efg', '--uuid', 'efg')
+        self.assertIn("JSON does not validate: 'efg' is not a 'uuid'",
+                      stderr)
+        stderr = self.assert_fails(404, 'resource', 'provider', 'show',
+                                   'efg')
+        self.assertIn('No resource provider with uuid efg found', stderr)
+
     def test_resource_providers_at_older_microversions(self):
         # 1.0: no tree fields.
         old = self.provider(version='1.0')

@@ -34,7 +34,10 @@ ERROR = {
         'title': {'type': 'string',
                   'description': 'the reason phrase of the status'},
         'detail': {'type': 'string',
-                   'description': 'what went wrong, for people'},
+                   'description': 'what went wrong, for people: the '
+                                  'status\' explanation, a blank line, '
+                                  'then the message on one line (what '
+                                  'clients show), as Placement\'s'},
         'request_id': {
             'type': 'string',
             'pattern': r'^(req-[0-9a-f]{8}-([0-9a-f]{4}-){3}[0-9a-f]{12})?$',
@@ -166,7 +169,7 @@ INVENTORY = {
         'min_unit': {'type': 'integer', 'minimum': 1},
         'max_unit': {'type': 'integer', 'minimum': 1},
         'step_size': {'type': 'integer', 'minimum': 1},
-        'allocation_ratio': {'type': 'number', 'exclusiveMinimum': 0},
+        'allocation_ratio': {'type': 'number', 'minimum': 0},
     },
     'required': ['total', 'reserved', 'min_unit', 'max_unit', 'step_size',
                  'allocation_ratio'],

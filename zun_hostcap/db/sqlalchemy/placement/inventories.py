@@ -77,12 +77,13 @@ def check_capacity(uuid, resource_class, record, allow_zero_capacity):
 
     :raises InvalidInventory: with Placement's message.
     """
-    if record['allocation_ratio'] <= 0:
+    if record['allocation_ratio'] < 0:
         # Placement lets a negative ratio through when reserved exceeds
         # total (their product is positive); no such capacity makes sense.
+        # A ratio of 0 is a capacity of 0, allowed from 1.26 as there.
         raise exception.InvalidInventory(
             message="Invalid inventory for '%s' on resource provider '%s'. "
-                    "allocation_ratio must be greater than 0, not %s." % (
+                    "allocation_ratio must not be negative, not %s." % (
                         resource_class, uuid, record['allocation_ratio']),
             resource_class=resource_class, uuid=uuid, reason='capacity')
     product = ((record['total'] - record['reserved']) *

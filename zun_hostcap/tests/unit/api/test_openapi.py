@@ -926,7 +926,11 @@ class TestPlacementConformance(_APITestCase):
             resp = self.place(path, **kwargs)
             self.assertEqual(status, resp.status_int,
                              '%s %s: %s' % (path, kwargs, resp.text))
-            if status >= 400:
+            if 'Accept' in kwargs:
+                # A client that takes HTML only: an HTML page, as from
+                # Placement.
+                self.assertEqual('text/html', resp.content_type)
+            elif status >= 400:
                 self.assertEqual(status, resp.json['errors'][0]['status'])
         # From 1.23 each error has its code.
         resp = self.place('/resource_providers/' + self.CHILD, status=404)

@@ -88,8 +88,12 @@ class TestRouter(base.TestCase):
         resp = self.request('DELETE', '/echo/x/y')
         self.assertEqual(405, resp.status_int)
         self.assertEqual('GET, PUT', resp.headers['Allow'])
+        # Placement's detail: webob's explanation naming the method, a
+        # blank line, then the message.
         self.assertEqual('The method DELETE is not allowed for this '
-                         'resource.', resp.json['errors'][0]['detail'])
+                         'resource. \n\n The method specified is not '
+                         'allowed for this resource.',
+                         resp.json['errors'][0]['detail'])
 
     def test_an_unknown_path_is_404(self):
         resp = self.request('GET', '/echo/x')
