@@ -59,6 +59,48 @@ def _depth(text):
     return deepest
 
 
+def lone_surrogate(document, path=()):
+    """Where ``document`` holds a string that is not Unicode text.
+
+    A JSON escape may name one half of a UTF-16 surrogate pair
+    (``"\\ud800"``): the parser makes a str of it that no encoder, and
+    so no database, takes.
+
+    :returns: None, or (path, value): the keys and indexes leading to the
+        first such string (a key is named by its own path), and it.
+    """
+    if isinstance(document, str):
+        try:
+            document.encode('utf-8')
+        except UnicodeEncodeError:
+            return path, document
+    elif isinstance(document, dict):
+        for key, value in document.items():
+            found = (lone_surrogate(key, path + (key,)) or
+                     lone_surrogate(value, path + (key,)))
+            if found is not None:
+                return found
+    elif isinstance(document, list):
+        for index, value in enumerate(document):
+            found = lone_surrogate(value, path + (index,))
+            if found is not None:
+                return found
+    return None
+
+
+def surrogate_problem(document):
+    """What to tell of ``document``'s lone surrogate; None without one."""
+    found = lone_surrogate(document)
+    if found is None:
+        return None
+    path, value = found
+    where = '/'.join(str(part) for part in path).encode(
+        'utf-8', 'backslashreplace').decode('utf-8')
+    return ('%s holds %s, a lone UTF-16 surrogate, which is not Unicode '
+            'text' % ("'%s'" % where if where else 'the document',
+                      ascii(value)))
+
+
 class Refusals(object):
     """The exceptions ``parse_json()`` raises, in one API's words.
 
@@ -84,6 +126,9 @@ class Refusals(object):
 
     def malformed(self, error):
         return _bad('The request body is not valid JSON: %s.' % error)
+
+    def surrogate(self, problem):
+        return _bad('Invalid request body: %s.' % problem)
 
 
 _REFUSALS = Refusals()
@@ -114,9 +159,15 @@ def parse_json(request, refusals):
     if _depth(text) > MAX_DEPTH:
         raise refusals.too_deep()
     try:
-        return json.loads(text)
+        document = json.loads(text)
     except ValueError as err:
         raise refusals.malformed(err)
+    # Before any schema: jsonschema would quote the string back, and no
+    # database takes it.
+    problem = surrogate_problem(document)
+    if problem is not None:
+        raise refusals.surrogate(problem)
+    return document
 
 
 def read_json(request, schema):

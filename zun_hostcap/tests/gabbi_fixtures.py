@@ -170,6 +170,10 @@ def placement_environ():
     os.environ['RP_NAME'] = 'rp-' + os.environ['RP_UUID'][:8]
     os.environ['ALT_RP_NAME'] = 'rp-' + os.environ['ALT_RP_UUID'][:8]
     os.environ['CUSTOM_RES_CLASS'] = 'CUSTOM_IRON_NFV'
+    # The same uuids in upper case (Placement on MySQL takes them as the
+    # same; ours does on every engine).
+    for name in ('RP_UUID', 'AGGA_UUID', 'CONSUMER_UUID'):
+        os.environ[name + '_UPPER'] = os.environ[name].upper()
 
 
 class PlacementFixture(APIFixture):

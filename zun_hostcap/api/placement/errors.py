@@ -180,7 +180,8 @@ def _rendered_for_client(environ, status, headers, body):
     environ = _template_environ(environ)
     text = (exc.html_body(environ) if media_type == 'text/html' else
             exc.plain_body(environ))
-    body = text.encode('utf-8')
+    # (A message may quote a client's lone surrogate.)
+    body = text.encode('utf-8', 'backslashreplace')
     kept += [('Content-Type', '%s; charset=UTF-8' % media_type),
              ('Content-Length', str(len(body)))]
     return kept, body

@@ -70,7 +70,8 @@ def _parse_member_of(value):
                 400, "Invalid query string parameters: Expected "
                      "'member_of' parameter to contain valid UUID(s). "
                      "Got: %s" % agg)
-    return required, forbidden
+    return ({util.canonical_uuid(agg) for agg in required},
+            {util.canonical_uuid(agg) for agg in forbidden})
 
 
 def parse_member_of(req, values, suffix=''):
@@ -169,4 +170,4 @@ def parse_in_tree(value):
         raise errors.error(
             400, "Invalid query string parameters: Expected 'in_tree' "
                  "parameter to be a format of uuid. Got: %s" % value)
-    return uuid
+    return util.canonical_uuid(uuid)

@@ -29,6 +29,7 @@ from zun_hostcap.api.controllers.placement import traits
 from zun_hostcap.api.controllers.placement import usages
 from zun_hostcap.api import middleware
 from zun_hostcap.api.placement import errors
+from zun_hostcap.api.placement import util
 from zun_hostcap.common import context
 
 PROVIDER = '/resource_providers/{uuid}'
@@ -99,6 +100,9 @@ class Route(object):
     def __init__(self, template, controller, methods):
         self.template = template
         self.pattern = template_pattern(template)
+        # Parameters that name a uuid are taken in its stored form.
+        self.uuid_params = tuple(name.endswith('uuid') for name in
+                                 re.findall(r'\{(\w+)\}', template))
         self.controller = controller
         self.methods = frozenset(methods)
         self.allow = ', '.join(sorted(methods))
@@ -148,5 +152,7 @@ class Router(object):
                                headers=[('Allow', route.allow)])
         # Also the thread's context from now on, for the log lines.
         req.context = context.RequestContext.from_environ(req.environ)
+        params = [util.canonical_uuid(value) if is_uuid else value
+                  for value, is_uuid in zip(params, route.uuid_params)]
         handler = getattr(route.controller(*params), method.lower())
         return handler(req)

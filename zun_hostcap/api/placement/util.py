@@ -16,6 +16,7 @@
 """
 
 import datetime
+import uuid as uuid_lib
 
 import jsonschema
 from oslo_policy import policy as oslo_policy
@@ -66,6 +67,19 @@ def schema_problem(schema, data, format_checker=_FORMAT_CHECKER):
     """The most relevant way ``data`` fails ``schema``; None if it fits."""
     return jsonschema.exceptions.best_match(
         _validator(schema, format_checker).iter_errors(data))
+
+
+def canonical_uuid(value):
+    """A uuid as stored (lower case, with dashes); other values unchanged.
+
+    Placement compares uuids as its database does: MySQL's collation
+    ignores case, PostgreSQL's and SQLite's do not. Here an upper-case
+    uuid of a provider, aggregate or consumer is that one on every
+    engine.
+    """
+    if isinstance(value, str) and uuidutils.is_uuid_like(value):
+        return str(uuid_lib.UUID(value))
+    return value
 
 
 def version(req):
@@ -138,6 +152,10 @@ class _Refusals(api_body.Refusals):
 
     def malformed(self, error):
         return errors.error(400, 'Malformed JSON: %s' % error)
+
+    def surrogate(self, problem):
+        # Placement answers 500: no database takes such a string.
+        return errors.error(400, 'JSON does not validate: %s.' % problem)
 
 
 _REFUSALS = _Refusals()

@@ -56,6 +56,10 @@ class ProviderAggregatesController(object):
             aggregate_uuids = data['aggregates']
         else:
             aggregate_uuids = util.read_json(req, schema.PUT_AGGREGATES_v1_1)
+        # An aggregate named in upper case is the one in lower case, named
+        # twice once in the form it is stored in.
+        aggregate_uuids = list(dict.fromkeys(
+            util.canonical_uuid(agg) for agg in aggregate_uuids))
         try:
             provider.set_aggregates(aggregate_uuids,
                                     increment_generation=with_generation)

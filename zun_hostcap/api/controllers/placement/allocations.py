@@ -42,10 +42,32 @@ def _last_modified(allocations):
     return util.newest(*times)
 
 
+def canonical_keys(mapping, what):
+    """``mapping`` keyed by uuids in their stored form.
+
+    :raises webob.exc.HTTPBadRequest: two keys are the same uuid.
+    """
+    result = {}
+    for key, value in mapping.items():
+        canonical = util.canonical_uuid(key)
+        if canonical in result:
+            raise errors.error(400, 'JSON does not validate: the %s %s is '
+                                    'given twice.' % (what, canonical))
+        result[canonical] = value
+    return result
+
+
 def consumer_request(req, data):
-    """One consumer's part of a body (1.12 form), as replace_all takes it."""
-    allocations = {rp_uuid: dict(entry['resources'])
-                   for rp_uuid, entry in data['allocations'].items()}
+    """One consumer's part of a body (1.12 form), as replace_all takes it.
+
+    Amounts are integers: JSON's 1.0 and 1E2, which the schema takes as
+    integers (as Placement's does), are 1 and 100.
+    """
+    allocations = {
+        rp_uuid: {rc: int(amount)
+                  for rc, amount in entry['resources'].items()}
+        for rp_uuid, entry in canonical_keys(
+            data['allocations'], 'resource provider').items()}
     project_id = data.get('project_id')
     user_id = data.get('user_id')
     if project_id is None:
@@ -116,10 +138,16 @@ class ConsumerAllocationsController(object):
         consumer_uuid = str(uuid_lib.UUID(self.consumer_uuid))
         data = read_body(req, schema.PUT_SCHEMAS)
         if not util.at_least(req, microversion.ALLOCATIONS_DICT):
-            data['allocations'] = {
-                entry['resource_provider']['uuid']: {
-                    'resources': entry['resources']}
-                for entry in data['allocations']}
+            by_provider = {}
+            for entry in data['allocations']:
+                rp_uuid = util.canonical_uuid(
+                    entry['resource_provider']['uuid'])
+                if rp_uuid in by_provider:
+                    raise errors.error(
+                        400, 'JSON does not validate: the resource '
+                             'provider %s is given twice.' % rp_uuid)
+                by_provider[rp_uuid] = {'resources': entry['resources']}
+            data['allocations'] = by_provider
         _write(req, {consumer_uuid: consumer_request(req, data)},
                'Unable to allocate inventory for consumer %s: '
                % consumer_uuid)
@@ -142,7 +170,8 @@ class AllocationsController(object):
         util.authorize(req, 'placement:allocations:manage')
         data = read_body(req, schema.POST_SCHEMAS)
         requests = {consumer_uuid: consumer_request(req, entry)
-                    for consumer_uuid, entry in data.items()}
+                    for consumer_uuid, entry in canonical_keys(
+                        data, 'consumer').items()}
         _write(req, requests, 'Unable to allocate inventory ')
         return util.no_content(req)
 

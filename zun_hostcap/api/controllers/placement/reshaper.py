@@ -58,9 +58,11 @@ class ReshaperController(object):
         data = _read_body(req)
         given = {uuid: {'generation': body['resource_provider_generation'],
                         'inventories': body['inventories']}
-                 for uuid, body in data['inventories'].items()}
+                 for uuid, body in allocations.canonical_keys(
+                     data['inventories'], 'resource provider').items()}
         requests = {consumer_uuid: allocations.consumer_request(req, entry)
-                    for consumer_uuid, entry in data['allocations'].items()}
+                    for consumer_uuid, entry in allocations.canonical_keys(
+                        data['allocations'], 'consumer').items()}
         try:
             reshaper.reshape(req.context, given, requests)
         except exception.ResourceProviderNotFound as exc:

@@ -101,7 +101,8 @@ class ProviderController(object):
         data = _read_body(req, post=False)
         provider.name = data['name']
         if 'parent_provider_uuid' in data:
-            provider.parent_provider_uuid = data['parent_provider_uuid']
+            provider.parent_provider_uuid = util.canonical_uuid(
+                data['parent_provider_uuid'])
         try:
             provider.save(allow_reparenting=util.at_least(
                 req, microversion.REPARENT))
@@ -147,6 +148,9 @@ class ResourceProvidersController(object):
         for key in ('uuid', 'name', 'in_tree'):
             if key in params:
                 filters[key] = params[key]
+        for key in ('uuid', 'in_tree'):
+            if key in filters:
+                filters[key] = util.canonical_uuid(filters[key])
         if 'resources' in params:
             filters['resources'] = query.parse_resources(params['resources'])
         try:
@@ -173,7 +177,8 @@ class ResourceProvidersController(object):
                 else uuidutils.generate_uuid())
         provider = objects.ResourceProvider(
             req.context, uuid=uuid, name=data['name'],
-            parent_provider_uuid=data.get('parent_provider_uuid'))
+            parent_provider_uuid=util.canonical_uuid(
+                data.get('parent_provider_uuid')))
         try:
             provider.create()
         except exception.ResourceProviderActionError as exc:

@@ -2,8 +2,10 @@
 
 The unit tests run the files of ``tests/gabbits/placement`` on SQLite.
 Those whose transactions depend on the engine (the reshaper's locks,
-generation checks and rollback) run here again, each on a throw-away
-database of each server, with the same application and fixtures.
+generation checks and rollback) and those of malformed input (what each
+engine refuses, compares or collates differently) run here again, each
+on a throw-away database of each server, with the same application and
+fixtures.
 """
 
 import os
@@ -15,13 +17,14 @@ from gabbi import handlers as gabbi_handlers
 from gabbi import suitemaker
 from gabbi import utils as gabbi_utils
 
+from zun_hostcap.common import config_check
 from zun_hostcap.tests.functional import base as functional_base
 from zun_hostcap.tests.functional import test_operations
 from zun_hostcap.tests import gabbi_fixtures
 
 HERE = os.path.dirname(__file__)
 PLACEMENT_GABBITS = os.path.join(HERE, '..', '..', 'gabbits', 'placement')
-FILES = ('reshaper.yaml',)
+FILES = ('reshaper.yaml', 'bad-input.yaml')
 
 
 def _require(name, port):
@@ -52,7 +55,8 @@ class _ServerPlacementFixture(gabbi_fixtures.PlacementFixture):
             raise
 
     def connection(self):
-        return self.server_database.url
+        # As the services take [database] connection (utf8mb4 on MySQL).
+        return config_check.database_url(self.server_database.url)
 
     def stop_fixture(self):
         try:
