@@ -5,7 +5,8 @@ ships with its tests (from the peer's virtualenv, the one
 ``tools/placement_peer.py install`` makes) in-process against our API,
 with fixtures that build Placement's data through it. Here it runs the
 files of the allocation candidates, granular request groups,
-same_subtree, mappings and the reshaper: every test must pass.
+same_subtree, mappings and the reshaper, and those of HTTP (Accept,
+content types, errors as HTML, microversions): every test must pass.
 """
 
 import json
@@ -53,6 +54,15 @@ class TestPlacementGabbits(base.TestCase):
         self.assertEqual(0, result.returncode, result.stdout[-6000:] +
                          result.stderr[-2000:])
         return totals
+
+    def test_http_files(self):
+        # Accept and content types, errors for clients that take HTML,
+        # microversion negotiation.
+        totals = self.run_files('basic-http*', 'microversion*',
+                                'bug-1674694*')
+        self.assertEqual(0, totals['failed'])
+        self.assertEqual(0, totals['skipped'])
+        self.assertGreaterEqual(totals['passed'], 35)
 
     def test_allocation_candidate_and_reshaper_files(self):
         totals = self.run_files(*CANDIDATE_FILES)
