@@ -134,3 +134,16 @@ class TestBodySizeLimits(base.BaseTestCase):
                         self._provider_body(1024),
                         **{'OpenStack-API-Version': 'container 1.40'})
         self.assertEqual(413, resp.status_int)
+
+    def test_a_length_that_is_no_number_is_placement_s_400(self):
+        # (No HTTP client sends one; the limiter must not hide it.)
+        req = webob.Request.blank(
+            '/placement/resource_providers', method='POST',
+            headers={'X-Auth-Token': 'admin',
+                     'Content-Type': 'application/json'})
+        req.environ['CONTENT_LENGTH'] = 'hi mom'
+        resp = req.get_response(self.app)
+        self.assertEqual(400, resp.status_int)
+        self.assertTrue(resp.json['errors'][0]['detail'].endswith(
+            '\n\n content-length header must be an integer  '),
+            resp.json['errors'][0]['detail'])
