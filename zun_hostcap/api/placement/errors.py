@@ -10,6 +10,9 @@ Every error leaves ``/placement`` as Placement's document::
 The detail is Placement's: the sentence explaining the status (webob's
 ``explanation``), a blank line, then the message on one line (its own
 newlines become spaces). Clients show the last line of it: the message.
+A client that takes HTML and not JSON gets the error as webob's HTML page,
+one that takes neither as plain text, as from Placement
+(``ErrorDocumentMiddleware``).
 
 ``code`` appears from microversion 1.23, as in Placement; errors that
 have no code of their own carry ``placement.undefined_code``. Handlers
