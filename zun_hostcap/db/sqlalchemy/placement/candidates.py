@@ -184,25 +184,30 @@ def _own_conditions(rp_col, group, names, resources):
     return conditions
 
 
-def _rows(context, conditions):
+def _rows(context, conditions, first=None):
     """The providers meeting ``conditions``.
 
-    Rows of (id, root id, parent id, uuid).
+    Rows of (id, root id, parent id, uuid); the ``first`` (by id) alone
+    if given.
     """
     query = sa.select(RP.c.id, RP.c.root_provider_id,
                       RP.c.parent_provider_id, RP.c.uuid)
     if conditions:
         query = query.where(*conditions)
+    if first is not None:
+        query = query.order_by(RP.c.id).limit(first)
     return context.session.execute(query).all()
 
 
 class _Builder(object):
     """Builds the SearchSpace of a request, then names the answer."""
 
-    def __init__(self, context, request, names):
+    def __init__(self, context, request, names,
+                 options=search.SearchOptions()):
         self.context = context
         self.request = request
         self.names = names
+        self.options = options
         self.root_of = {}
         # Sharing providers of the database: a handful in any cloud.
         shares_id = trait_db.CACHE.ids_for_names(context, [SHARES]).get(
@@ -260,13 +265,14 @@ class _Builder(object):
                     self._anchors_of[rp].add(anchor)
         return {rp: self._anchors_of[rp] for rp in sharing_ids}
 
-    def _pairs(self, conditions):
+    def _pairs(self, conditions, first=None):
         """[(provider id, root id)] of the providers meeting conditions.
 
         Their roots, parents and uuids are remembered.
         """
         pairs = []
-        for rp, root, parent, uuid in _rows(self.context, conditions):
+        for rp, root, parent, uuid in _rows(self.context, conditions,
+                                            first):
             self.root_of[rp] = root
             self.parent_of[rp] = parent
             self.uuid_of[rp] = uuid
@@ -425,12 +431,27 @@ class _Builder(object):
             sa.select(RP.c.id).where(RP.c.parent_provider_id.isnot(None))
             .limit(1)).first() is not None
 
+    def _first_only(self):
+        """How many providers a lone flat group needs; None: all.
+
+        The search takes the anchors in id order, one candidate each,
+        and stops at the cap: unless they are shuffled or filtered
+        after the statement, the first ``cap`` are all it reads.
+        """
+        if (len(self.request.groups) != 1 or self.options.randomize or
+                self.allowed_anchors is not None):
+            return None
+        caps = [n for n in (self.request.limit, self.options.max_candidates)
+                if n is not None and n >= 0]
+        return min(caps) if caps else None
+
     def flat_level(self, group):
         """The Level of the unsuffixed group in a flat, unshared cloud.
 
         Where every tree is one provider and nothing is shared, one
         provider serves the group, and meets its traits and aggregates
-        itself: one statement finds them all.
+        itself: one statement finds them all (with a limit, only the
+        first of them).
         """
         resources = self.names.resources(group)
         conditions = _own_conditions(RP.c.id, group, self.names, resources)
@@ -438,7 +459,7 @@ class _Builder(object):
             conditions.append(RP.c.root_provider_id ==
                               _tree_root(self.context, group.in_tree))
         options = {}
-        for rp, root in self._pairs(conditions):
+        for rp, root in self._pairs(conditions, self._first_only()):
             if self._allowed(root):
                 options[root] = [rp]
         if not options:
@@ -647,7 +668,7 @@ def get_candidates(context, request, options=search.SearchOptions(),
 def _get_candidates(context, request, options, all_classes, with_traits):
     names = _Names(context, request)
     try:
-        builder = _Builder(context, request, names)
+        builder = _Builder(context, request, names, options)
         space = builder.space()
     except _Empty:
         return Answer()

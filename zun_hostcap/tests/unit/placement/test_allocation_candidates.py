@@ -64,9 +64,10 @@ class CandidateTests(object):
         self.names = {}
 
     def answer(self, *groups, **request):
+        options = cs.SearchOptions(**request.pop('options', {}))
         return cand_db.get_candidates(
             self.context, cs.CandidateRequest(groups=groups, **request),
-            cs.SearchOptions(**request.pop('options', {})))
+            options)
 
     def candidates(self, *groups, **request):
         """Each candidate as {provider name: {class: amount}}."""
@@ -278,6 +279,31 @@ class CandidateTests(object):
         self.assertEqual(2, len(self.candidates(
             group(VCPU=1, DISK_GB=10),
             root_forbidden=frozenset(['COMPUTE_VOLUME_MULTI_ATTACH']))))
+
+    def test_a_limit_in_a_flat_cloud(self):
+        for index in range(6):
+            self.provider('cn%d' % index, VCPU=2)
+        self.allocate('cn1', VCPU=2)
+        self.provider('small', VCPU=1)
+        # The first by id that fit, whichever of limit and
+        # max_allocation_candidates is the smaller.
+        self.assertEqual(
+            [[('cn0', [('VCPU', 2)])], [('cn2', [('VCPU', 2)])]],
+            self.candidates(group(VCPU=2), limit=2))
+        self.assertEqual(
+            [[('cn0', [('VCPU', 2)])], [('cn2', [('VCPU', 2)])],
+             [('cn3', [('VCPU', 2)])]],
+            self.candidates(group(VCPU=2), limit=5,
+                            options={'max_candidates': 3}))
+        # Shuffled: any of them, still as many.
+        names = set()
+        for _attempt in range(20):
+            found = self.candidates(group(VCPU=2), limit=2,
+                                    options={'randomize': True})
+            self.assertEqual(2, len(found))
+            names.update(candidate[0][0] for candidate in found)
+        self.assertLess({'cn0', 'cn2'}, names)
+        self.assertLessEqual(names, {'cn0', 'cn2', 'cn3', 'cn4', 'cn5'})
 
     def test_statements_do_not_grow_with_providers(self):
         statements = []
