@@ -36,10 +36,12 @@ import tempfile
 import threading
 import time
 
-import futurist
-from oslo_utils import timeutils
+# First: it selects oslo.service's threading backend, and quiets the
+# deprecation banner of eventlet, which futurist imports when installed.
+import zun_hostcap  # noqa: F401,I100
 
-import zun_hostcap  # noqa: F401  selects oslo.service's threading backend
+import futurist  # noqa: I100
+from oslo_utils import timeutils
 from zun_hostcap.api.controllers.v1 import services as services_api
 from zun_hostcap.common import context as zun_context
 from zun_hostcap.common import rpc
