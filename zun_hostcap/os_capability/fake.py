@@ -100,8 +100,17 @@ def ballooned(capabilities, fraction):
 
 
 def capabilities_to_dict(capabilities):
-    """JSON-ready plain data of a :class:`HostCapabilities`."""
-    return dataclasses.asdict(capabilities)
+    """JSON-ready plain data of a :class:`HostCapabilities`.
+
+    A PCI device's ``netdevs`` (new in this release) is written only when
+    it names any: the file of a host without them stays readable by the
+    previous release's fake driver, during an upgrade.
+    """
+    data = dataclasses.asdict(capabilities)
+    for device in data.get('pci_devices') or ():
+        if not device['netdevs']:
+            del device['netdevs']
+    return data
 
 
 def capabilities_from_dict(data):

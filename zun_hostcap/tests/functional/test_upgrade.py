@@ -55,10 +55,11 @@ HOST_DRIFT = ('mem_total', 'mem_free', 'mem_available', 'mem_buffers',
 NUMA_DRIFT = ('mem_total', 'mem_available')
 SERVICE_DRIFT = ('report_count', 'last_seen_up', 'updated_at')
 
-# A compute of the previous release handed a node of this one: its
-# serializer meets a ComputeNode version it does not know and asks the
-# conductor to backport it (object_backport_versions); it changes the
-# labels, saves, reads the node again and puts the labels back.
+# A compute of the previous release (its modules: zun_hostcap.common.service
+# there) handed a node of this one: its serializer meets a ComputeNode
+# version it does not know and asks the conductor to backport it
+# (object_backport_versions); it changes the labels, saves, reads the
+# node again and puts the labels back.
 OLD_COMPUTE_RECEIVES = r'''
 import json, sys
 from zun_hostcap.common import context, rpc, service
@@ -89,8 +90,9 @@ print('RESULT ' + json.dumps({'version': node.VERSION,
 # This release reads the node, with its inventory, as it sends it.
 NEW_NODE_PRIMITIVE = r'''
 import json, sys
-from zun_hostcap.common import context, service
+from zun_hostcap.common import context
 from zun_hostcap import objects
+from zun_hostcap import service
 service.prepare_service(['new-reader', '--config-file', sys.argv[1]])
 node = objects.ComputeNode.get_by_hostname(context.get_admin_context(),
                                            sys.argv[2])

@@ -204,6 +204,20 @@ class TestFakeDriverDataFile(base.BaseTestCase):
             json.dump(data, f)
         self.assertEqual(caps, fake.read_capabilities(self.path))
 
+    def test_netdevs_written_only_where_a_device_has_them(self):
+        caps = fake.sample_capabilities()
+        devices = list(caps.pci_devices)
+        devices[0] = dataclasses.replace(devices[0], netdevs=('ens1f0',))
+        caps = dataclasses.replace(caps, pci_devices=tuple(devices))
+        fake.write_capabilities(self.path, caps)
+        with open(self.path) as f:
+            written = json.load(f)['pci_devices']
+        # The previous release's PciDevice takes no netdevs: a host
+        # without them is a file it still reads.
+        self.assertEqual([['ens1f0']] + [None] * (len(devices) - 1),
+                         [device.get('netdevs') for device in written])
+        self.assertEqual(caps, fake.read_capabilities(self.path))
+
     def test_driver_reads_the_file_on_every_probe(self):
         caps = fake.sample_capabilities()
         fake.write_capabilities(self.path, caps)
