@@ -273,11 +273,13 @@ SCENARIOS = [FlatPerfload, NestedPerfload, WideTrees, ManyEmpty,
 
 # Loading
 
-def _retrying(call, attempts=20):
+def _retrying(call, attempts=100):
     """``call()``, again while the server says its SQLite file is busy.
 
     Placement answers concurrent writers on SQLite with a 500 "database
-    is locked"; loading goes on once the other writer is done.
+    is locked"; loading goes on once the other writer is done. On a
+    quiet machine the 8 loading threads collide more often: the wait
+    grows to 0.2 s.
     """
     for attempt in range(attempts):
         try:
@@ -286,7 +288,7 @@ def _retrying(call, attempts=20):
             if 'database is locked' not in str(exc) or \
                     attempt == attempts - 1:
                 raise
-            time.sleep(0.01 * (attempt + 1))
+            time.sleep(min(0.2, 0.01 * (attempt + 1)))
 
 
 def _parallel(make_client, work, threads=None):
