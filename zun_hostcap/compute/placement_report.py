@@ -26,9 +26,9 @@ import os_traits
 from oslo_log import log as logging
 
 from zun_hostcap.common import compute_inventory
-from zun_hostcap.conf import pci_spec
 from zun_hostcap.compute import numa_providers
 import zun_hostcap.conf
+from zun_hostcap.conf import pci_spec
 
 CONF = zun_hostcap.conf.CONF
 LOG = logging.getLogger(__name__)

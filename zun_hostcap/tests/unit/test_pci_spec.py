@@ -5,8 +5,8 @@ import os
 import fixtures
 
 from zun_hostcap.common import config_check
-from zun_hostcap.conf import pci_spec
 from zun_hostcap.compute import placement_report
+from zun_hostcap.conf import pci_spec
 from zun_hostcap import objects
 from zun_hostcap.os_capability import model
 from zun_hostcap.tests import base
