@@ -142,10 +142,9 @@ def checkpoint_at_stop():
     once its services stopped; see ``checkpoint_sqlite``. Whether the
     log could be written back whole, None when not on SQLite.
     """
-    backend = IMPL._backend if isinstance(IMPL, _GuardedDBAPI) else IMPL
-    # The owner's own file: the connection guard lets this one through.
+    # The owner's own file: both guards let this one through.
     with conductor_scope():
-        return backend.checkpoint_sqlite()
+        return IMPL.checkpoint_sqlite()
 
 
 def unblock_access():
