@@ -533,6 +533,17 @@ def _round_robin(generators):
         active = still
 
 
+def cap(options, limit):
+    """The most candidates to make; None for no cap.
+
+    The smaller of ``limit`` (None: no limit) and
+    ``options.max_candidates`` (-1: none).
+    """
+    caps = [n for n in (limit, options.max_candidates)
+            if n is not None and n >= 0]
+    return min(caps) if caps else None
+
+
 def search(space, options=SearchOptions(), limit=None):
     """The candidates of ``space``, lazily.
 
@@ -552,10 +563,8 @@ def search(space, options=SearchOptions(), limit=None):
     anchors = list(space.anchors)
     if rng is not None:
         rng.shuffle(anchors)
-    caps = [n for n in (limit, options.max_candidates)
-            if n is not None and n >= 0]
-    cap = min(caps) if caps else None
-    if cap == 0:
+    most = cap(options, limit)
+    if most == 0:
         return
 
     def walks():
@@ -589,5 +598,5 @@ def search(space, options=SearchOptions(), limit=None):
             seen.add(key)
         yield candidate
         count += 1
-        if cap is not None and count >= cap:
+        if most is not None and count >= most:
             return

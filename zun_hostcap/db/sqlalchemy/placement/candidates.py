@@ -441,9 +441,7 @@ class _Builder(object):
         if (len(self.request.groups) != 1 or self.options.randomize or
                 self.allowed_anchors is not None):
             return None
-        caps = [n for n in (self.request.limit, self.options.max_candidates)
-                if n is not None and n >= 0]
-        return min(caps) if caps else None
+        return search.cap(self.options, self.request.limit)
 
     def flat_level(self, group):
         """The Level of the unsuffixed group in a flat, unshared cloud.
