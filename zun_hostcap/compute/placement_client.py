@@ -397,23 +397,22 @@ class ReportClient(object):
         return set(self._get('/resource_providers/%s/aggregates' %
                              uuid)['aggregates'])
 
-    def ensure_resource_classes(self, names):
-        """Make the custom resource classes ``names`` that are missing."""
-        for name in sorted(set(names) - self._classes):
-            path = '/resource_classes/%s' % name
+    def _ensure(self, collection, names, known):
+        """PUT each of ``names`` not in ``known`` into ``collection``."""
+        for name in sorted(set(names) - known):
+            path = '/%s/%s' % (collection, name)
             resp = self._request('PUT', path)
             if resp.status_code not in (201, 204):
                 raise self._failed('PUT', path, resp)
-            self._classes.add(name)
+            known.add(name)
+
+    def ensure_resource_classes(self, names):
+        """Make the custom resource classes ``names`` that are missing."""
+        self._ensure('resource_classes', names, self._classes)
 
     def ensure_traits(self, names):
         """Make the custom traits ``names`` that are missing."""
-        for name in sorted(set(names) - self._traits):
-            path = '/traits/%s' % name
-            resp = self._request('PUT', path)
-            if resp.status_code not in (201, 204):
-                raise self._failed('PUT', path, resp)
-            self._traits.add(name)
+        self._ensure('traits', names, self._traits)
 
     # Allocations
 
