@@ -92,7 +92,7 @@ def template_pattern(template):
     """The regular expression of a template: ``{name}`` is one segment."""
     parts = re.split(r'\{\w+\}', template.rstrip('/'))
     return re.compile('^' + '([^/]+)'.join(re.escape(part)
-                                           for part in parts) + '/?$')
+                                           for part in parts) + r'/?\Z')
 
 
 class Route(object):

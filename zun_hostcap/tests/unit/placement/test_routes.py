@@ -44,6 +44,8 @@ class TestTable(base.TestCase):
                 routes.PROVIDER + '/inventories/{resource_class}',
                 (UUID, 'VCPU')),
             '/traits/CUSTOM_A': ('/traits/{name}', ('CUSTOM_A',)),
+            # A trailing newline is a segment, not the end of the path.
+            '/traits/\n': ('/traits/{name}', ('\n',)),
             '/allocations/%s/' % UUID: ('/allocations/{consumer_uuid}',
                                         (UUID,)),
         }
@@ -56,7 +58,8 @@ class TestTable(base.TestCase):
         router = routes.Router()
         for path in ('/index', '/resource_providers/%s/index' % UUID,
                      '/resource_providers/%s/usages/x' % UUID,
-                     '/traits/A/B', '//', '/usages//', '/nothing'):
+                     '/traits/A/B', '//', '/usages//', '/nothing',
+                     '/traits\n'):
             self.assertEqual((None, None), router.match(path), path)
 
     def test_a_table_naming_a_missing_method_fails_at_start(self):
