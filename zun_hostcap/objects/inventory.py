@@ -19,7 +19,6 @@ from zun_hostcap.objects.notifications import resource_provider as \
 
 # The values of the fields a client leaves out.
 DEFAULTS = inv_db.DEFAULTS
-MAX_INT = inv_db.MAX_INT
 
 _FIELDS = inv_db.FIELDS
 

@@ -29,6 +29,8 @@ from zun_hostcap.common import exception
 from zun_hostcap.db.sqlalchemy import models
 from zun_hostcap.db.sqlalchemy.placement import common
 from zun_hostcap.db.sqlalchemy.placement import consumers as consumer_db
+from zun_hostcap.db.sqlalchemy.placement import inventories as inv_db
+from zun_hostcap.db.sqlalchemy.placement import provider_filter
 from zun_hostcap.db.sqlalchemy.placement import resource_classes as rc_db
 
 LOG = logging.getLogger(__name__)
@@ -179,20 +181,13 @@ def _capacity_query():
     inv_join = sa.and_(
         INV.c.resource_provider_id == RP.c.id,
         INV.c.resource_class_id.in_(sa.bindparam('rc_ids', expanding=True)))
-
-    def usage(*where):
-        return (sa.select(sa.func.sum(ALLOC.c.used))
-                .where(ALLOC.c.resource_provider_id == RP.c.id,
-                       ALLOC.c.resource_class_id == INV.c.resource_class_id,
-                       *where)
-                .scalar_subquery())
     return (
         sa.select(RP.c.id, RP.c.uuid, RP.c.generation,
                   INV.c.resource_class_id, INV.c.total, INV.c.reserved,
                   INV.c.min_unit, INV.c.max_unit, INV.c.step_size,
                   INV.c.allocation_ratio,
-                  usage().label('used'),
-                  usage(ALLOC.c.consumer_id.in_(
+                  provider_filter.used().label('used'),
+                  provider_filter.used(ALLOC.c.consumer_id.in_(
                       sa.bindparam('consumer_uuids', expanding=True)))
                   .label('own'))
         .select_from(RP.outerjoin(INV, inv_join))
@@ -270,7 +265,8 @@ def _check(context, requests, consumer_uuids, rc_ids):
                 resource_class=rc_name, uuid=rp_uuid)
         before = inv.used or 0
         after = before - (inv.own or 0) + totals[rp_uuid, rc_name]
-        capacity = (inv.total - inv.reserved) * inv.allocation_ratio
+        capacity = inv_db.capacity(inv.total, inv.reserved,
+                                   inv.allocation_ratio)
         # Over capacity is refused, unless the write leaves the provider
         # no more over it than it was (an inventory shrunk below usage),
         # as in Placement.
