@@ -280,10 +280,10 @@ class _Renderer(object):
     one candidate are added up.
     """
 
-    def __init__(self, req, answer):
+    def __init__(self, answer, version):
         self.answer = answer
-        self.dict_form = util.at_least(req, microversion.ALLOCATIONS_DICT)
-        self.with_mappings = util.at_least(req, microversion.MAPPINGS)
+        self.dict_form = version >= microversion.ALLOCATIONS_DICT
+        self.with_mappings = version >= microversion.MAPPINGS
         self.quoted = _Quoted()
         uuid_of = answer.uuid_of
         quoted = self.quoted
@@ -362,9 +362,13 @@ class _Renderer(object):
                                   for candidate in self.answer.candidates)
 
 
-def answer_text(req, answer):
-    """The JSON text of the whole answer."""
-    renderer = _Renderer(req, answer)
+def answer_text(answer, version):
+    """The JSON text of the whole answer, as ``version`` shows it.
+
+    :param answer: a candidates.Answer.
+    :param version: the request's microversion, a (major, minor).
+    """
+    renderer = _Renderer(answer, version)
     return ('{"allocation_requests": %s, "provider_summaries": {%s}}' % (
         renderer.allocation_requests(), answer.summaries_text))
 
@@ -389,5 +393,5 @@ class AllocationCandidatesController(object):
         except exception.TraitNotFound as exc:
             raise errors.error(400, str(exc))
         resp = util.json_response(req, {})
-        resp.body = answer_text(req, answer).encode('utf-8')
+        resp.body = answer_text(answer, util.version(req)).encode('utf-8')
         return resp

@@ -35,8 +35,6 @@ places where this search answers differently, on purpose):
 - root_required is met by the anchor.
 """
 
-import json
-
 import os_traits
 import sqlalchemy as sa
 
@@ -61,7 +59,8 @@ class Answer(object):
     """The candidates and the provider summaries.
 
     Kept so that an answer of many thousands of candidates is written
-    without building names twice:
+    without building names twice (the API's allocation_candidates
+    controller writes it):
 
     - ``levels``: the search's levels, as (suffix, ((class name, amount),
       ...));
@@ -70,9 +69,6 @@ class Answer(object):
     - ``uuid_of``: {provider id: uuid} of every provider they name;
     - ``summaries_text``: the provider summaries as the inside of a JSON
       object, in the form the request's version shows.
-
-    ``allocation_requests()`` and ``provider_summaries`` give them by
-    uuid and name.
     """
 
     def __init__(self, levels=(), candidates=(), uuid_of=None,
@@ -81,26 +77,6 @@ class Answer(object):
         self.candidates = list(candidates)
         self.uuid_of = uuid_of or {}
         self.summaries_text = summaries_text
-
-    def allocation_requests(self):
-        """[(allocations, mappings)] of the candidates.
-
-        Allocations as {uuid: {class: amount}}, mappings as {suffix:
-        [uuid]}.
-        """
-        levels = [search.Level(suffix, None, resources, None)
-                  for suffix, resources in self.levels]
-        uuid_of = self.uuid_of
-        return [({uuid_of[rp]: resources for rp, resources in
-                  search.allocations(levels, candidate).items()},
-                 {suffix: [uuid_of[rp] for rp in rps] for suffix, rps in
-                  search.mappings(levels, candidate).items()})
-                for candidate in self.candidates]
-
-    @property
-    def provider_summaries(self):
-        """{uuid: summary}, each as the API shows it."""
-        return json.loads('{%s}' % self.summaries_text)
 
 
 class _Empty(Exception):
