@@ -8,9 +8,10 @@ served by a single provider; request-wide ``limit``, ``group_policy``,
 allocation requests, each the body of a PUT /allocations/{consumer} at
 the same version, and a summary of every provider they involve.
 
-Parsing follows Placement's order and messages; the search is
-``objects.allocation_candidate`` (see db/sqlalchemy/placement/
-candidates.py and candidate_search.py).
+Parsing follows Placement's order and messages, into the request types
+of ``zun_hostcap.candidates.request``; the search is
+``objects.allocation_candidate`` (see zun_hostcap/candidates/ and
+db/sqlalchemy/placement/candidates.py).
 """
 
 import json
@@ -21,6 +22,7 @@ from zun_hostcap.api.placement import filters as query
 from zun_hostcap.api.placement import microversion
 from zun_hostcap.api.placement import util
 from zun_hostcap.api.schemas.placement import allocation_candidates as schema
+from zun_hostcap.candidates import request as candidate_request
 from zun_hostcap.common import exception
 from zun_hostcap.objects import allocation_candidate
 
@@ -59,7 +61,7 @@ class _Group(object):
         self.in_tree = None
 
     def build(self):
-        return allocation_candidate.RequestGroup(
+        return candidate_request.RequestGroup(
             suffix=self.suffix,
             resources=tuple(self.resources.items()),
             # A set given twice is one condition, not two.
@@ -239,7 +241,7 @@ def read_request(req):
         raise errors.error(
             400, 'The "group_policy" parameter is required when specifying '
                  'more than one "resources{N}" parameter.')
-    return allocation_candidate.CandidateRequest(
+    return candidate_request.CandidateRequest(
         groups=tuple(group.build() for group in groups.values()),
         # The first of repeated values, as Placement takes them.
         limit=_limit(limit[0]) if limit else None,

@@ -17,7 +17,7 @@ number of providers:
 4. only what the combination needs besides: the room left in classes
    that several groups ask for, the parents of the trees for
    ``same_subtree``, the unsuffixed group's required traits;
-5. ``candidate_search`` combines the groups, lazily;
+5. ``zun_hostcap.candidates.search`` combines the groups, lazily;
 6. the provider summaries are read for the trees of the answer alone
    (``provider_summaries``).
 
@@ -38,8 +38,10 @@ places where this search answers differently, on purpose):
 import os_traits
 import sqlalchemy as sa
 
+from zun_hostcap.candidates import request as candidate_request
+from zun_hostcap.candidates import search
+from zun_hostcap.candidates import space as search_space
 from zun_hostcap.db.sqlalchemy import models
-from zun_hostcap.db.sqlalchemy.placement import candidate_search as search
 from zun_hostcap.db.sqlalchemy.placement import common
 from zun_hostcap.db.sqlalchemy.placement import inventories as inv_db
 from zun_hostcap.db.sqlalchemy.placement import provider_filter as rp_filter
@@ -163,7 +165,7 @@ class _Builder(object):
     """Builds the SearchSpace of a request, then names the answer."""
 
     def __init__(self, context, request, names,
-                 options=search.SearchOptions()):
+                 options=candidate_request.SearchOptions()):
         self.context = context
         self.request = request
         self.names = names
@@ -262,7 +264,7 @@ class _Builder(object):
                     options.setdefault(anchor, []).append(rp)
         if not options:
             raise _Empty()
-        return search.Level(group.suffix, True, resources, options)
+        return search_space.Level(group.suffix, True, resources, options)
 
     def unsuffixed_levels(self, group):
         """The Levels of the unsuffixed group, one a class."""
@@ -323,13 +325,13 @@ class _Builder(object):
                             options.setdefault(anchor, []).append(rp)
             if not options:
                 raise _Empty()
-            levels.append(search.Level('', False, ((rc_id, amount),),
-                                       options))
+            levels.append(search_space.Level('', False, ((rc_id, amount),),
+                                             options))
         return levels
 
     def room(self, levels):
         """{(provider, class): room} for classes several levels take."""
-        shared = search.shared_classes(levels)
+        shared = search_space.shared_classes(levels)
         if not shared:
             return {}
         providers = set()
@@ -418,7 +420,7 @@ class _Builder(object):
                 options[root] = [rp]
         if not options:
             raise _Empty()
-        return search.Level('', False, resources, options)
+        return search_space.Level('', False, resources, options)
 
     def space(self):
         request = self.request
@@ -458,13 +460,13 @@ class _Builder(object):
         same_subtrees = tuple(request.same_subtrees)
         if same_subtrees:
             parent_of = self.parents()
-        return search.SearchSpace(
+        return search_space.SearchSpace(
             levels, anchors, self.root_of,
             sharing=frozenset(self.sharing),
             room=self.room(levels), parent_of=parent_of,
             same_subtrees=same_subtrees,
             unsuffixed_required=unsuffixed_required, traits_of=traits_of,
-            isolate=request.group_policy == search.ISOLATE,
+            isolate=request.group_policy == candidate_request.ISOLATE,
             nested_aware=request.nested_aware)
 
 
@@ -482,9 +484,10 @@ def _answer(context, space, candidates, uuid_of, summaries_text,
     return Answer(levels, candidates, uuid_of, summaries_text)
 
 
-def get_candidates(context, request, options=search.SearchOptions(),
+def get_candidates(context, request,
+                   options=candidate_request.SearchOptions(),
                    all_classes=True, with_traits=True):
-    """The Answer to ``request`` (a candidate_search.CandidateRequest).
+    """The Answer to ``request``, a candidates.request.CandidateRequest.
 
     :param options: the [placement] options of the search.
     :param all_classes: summaries show every class of a provider (from

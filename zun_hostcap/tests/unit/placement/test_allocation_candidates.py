@@ -11,10 +11,10 @@ import sqlalchemy as sa
 
 from zun_hostcap.api.controllers.placement import allocation_candidates
 from zun_hostcap.api.placement import microversion
+from zun_hostcap.candidates import request as rq
 from zun_hostcap.common import exception
 from zun_hostcap.db.sqlalchemy.placement import aggregates as agg_db
 from zun_hostcap.db.sqlalchemy.placement import allocations as alloc_db
-from zun_hostcap.db.sqlalchemy.placement import candidate_search as cs
 from zun_hostcap.db.sqlalchemy.placement import candidates as cand_db
 from zun_hostcap.db.sqlalchemy.placement import inventories as inv_db
 from zun_hostcap.db.sqlalchemy.placement import resource_providers as rp_db
@@ -28,7 +28,7 @@ AGG2 = '22222222-2222-4222-8222-222222222222'
 
 def group(suffix='', required=(), forbidden=(), member_of=(),
           forbidden_aggs=(), in_tree=None, **resources):
-    return cs.RequestGroup(
+    return rq.RequestGroup(
         suffix=suffix, resources=tuple(resources.items()),
         required_traits=tuple(frozenset([name]) for name in required),
         forbidden_traits=frozenset(forbidden),
@@ -80,9 +80,9 @@ class CandidateTests(object):
 
     def answer(self, *groups, **request):
         """The body a client receives, at the latest microversion."""
-        options = cs.SearchOptions(**request.pop('options', {}))
+        options = rq.SearchOptions(**request.pop('options', {}))
         return rendered(cand_db.get_candidates(
-            self.context, cs.CandidateRequest(groups=groups, **request),
+            self.context, rq.CandidateRequest(groups=groups, **request),
             options))
 
     def candidates(self, *groups, **request):
@@ -117,7 +117,7 @@ class CandidateTests(object):
             answer['provider_summaries'][self.uuids['cn2']]['resources'])
         # Below 1.27, the requested classes only.
         answer = rendered(cand_db.get_candidates(
-            self.context, cs.CandidateRequest(groups=(group(VCPU=1),)),
+            self.context, rq.CandidateRequest(groups=(group(VCPU=1),)),
             all_classes=False))
         self.assertEqual(
             {'VCPU': {'capacity': 4, 'used': 0}},
