@@ -121,13 +121,15 @@ def _tree_root(context, uuid):
     return root
 
 
-def _own_conditions(rp_col, group, names, resources):
-    """What a provider must meet itself to serve a granular group.
+def _own_conditions(context, group, names, resources):
+    """What a provider must meet itself to serve a group alone.
 
     Traits and aggregates first: SQLite tries the conditions in their
     order, and these are cheaper than capacity (a sum of allocations)
-    and usually leave few providers to try it on.
+    and usually leave few providers to try it on. _Empty for an in_tree
+    provider that does not exist.
     """
+    rp_col = RP.c.id
     conditions = []
     for any_of in group.required_traits:
         conditions.append(rp_filter.with_traits(rp_col,
@@ -143,6 +145,9 @@ def _own_conditions(rp_col, group, names, resources):
                                                    group.forbidden_aggs))
     conditions.extend(rp_filter.has_capacity(rp_col, rc_id, amount)
                       for rc_id, amount in resources)
+    if group.in_tree:
+        conditions.append(RP.c.root_provider_id ==
+                          _tree_root(context, group.in_tree))
     return conditions
 
 
@@ -247,10 +252,8 @@ class _Builder(object):
     def granular_level(self, group):
         """The Level of a granular group (one provider serves it all)."""
         resources = self.names.resources(group)
-        conditions = _own_conditions(RP.c.id, group, self.names, resources)
-        if group.in_tree:
-            conditions.append(RP.c.root_provider_id ==
-                              _tree_root(self.context, group.in_tree))
+        conditions = _own_conditions(self.context, group, self.names,
+                                     resources)
         options = {}
         pairs = self._pairs(conditions)
         sharing = [rp for rp, _root in pairs if rp in self.sharing]
@@ -410,10 +413,8 @@ class _Builder(object):
         first of them).
         """
         resources = self.names.resources(group)
-        conditions = _own_conditions(RP.c.id, group, self.names, resources)
-        if group.in_tree:
-            conditions.append(RP.c.root_provider_id ==
-                              _tree_root(self.context, group.in_tree))
+        conditions = _own_conditions(self.context, group, self.names,
+                                     resources)
         options = {}
         for rp, root in self._pairs(conditions, self._first_only()):
             if self._allowed(root):
