@@ -70,22 +70,6 @@ class NoAuthMiddleware(object):
         return self.application(environ, start_response)
 
 
-class PublicRoutes(object):
-    """The version document goes around authentication."""
-
-    def __init__(self, authenticated, public):
-        self.authenticated = authenticated
-        self.public = public
-
-    def __call__(self, environ, start_response):
-        if environ.get('PATH_INFO', '') in PUBLIC_PATHS:
-            for key in [key for key in environ
-                        if key.startswith(api_auth._IDENTITY_HEADER_PREFIXES)]:
-                del environ[key]
-            return self.public(environ, start_response)
-        return self.authenticated(environ, start_response)
-
-
 def wrap(application):
     """``application`` behind the configured ``[api] auth_strategy``."""
     if CONF.api.auth_strategy == 'noauth2':
@@ -93,4 +77,5 @@ def wrap(application):
     else:
         authenticated = api_auth.KeystoneErrorsMiddleware(
             auth_token.AuthProtocol(application, {}))
-    return PublicRoutes(authenticated, application)
+    return api_auth.PublicRoutesMiddleware(authenticated, application,
+                                           PUBLIC_PATHS)
