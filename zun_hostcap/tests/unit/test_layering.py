@@ -65,7 +65,8 @@ def _imported(node):
             if name == 'zun_hostcap' or name.startswith('zun_hostcap.')]
 
 
-def _source_files(top=PACKAGE_DIR):
+def source_files(top=PACKAGE_DIR):
+    """The package's source files below ``top``, tests left out."""
     for directory, subdirectories, files in os.walk(top):
         subdirectories[:] = [name for name in subdirectories
                              if name not in ('tests', '__pycache__')]
@@ -77,6 +78,20 @@ def _source_files(top=PACKAGE_DIR):
 def _tree(path):
     with open(path, encoding='utf-8') as source:
         return ast.parse(source.read(), path)
+
+
+def all_imports(path):
+    """[(line, module)] of every absolute import of one source file.
+
+    ``from a.b import c`` names ``a.b``.
+    """
+    found = []
+    for node in ast.walk(_tree(path)):
+        if isinstance(node, ast.Import):
+            found.extend((node.lineno, alias.name) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            found.append((node.lineno, node.module))
+    return found
 
 
 def imports(path, module_level_only=False):
@@ -140,7 +155,7 @@ class TestLayers(testtools.TestCase):
 
     def test_common_imports_nothing_above_it(self):
         wrong = []
-        for path in _source_files(os.path.join(PACKAGE_DIR, 'common')):
+        for path in source_files(os.path.join(PACKAGE_DIR, 'common')):
             for line, module in imports(path):
                 if _part(module) not in (None, 'common', 'conf', 'version'):
                     wrong.append('%s:%d imports %s' % (
@@ -152,7 +167,7 @@ class TestLayers(testtools.TestCase):
         wrong = []
         for library in ('os_capability', 'candidates'):
             top = os.path.join(PACKAGE_DIR, library)
-            for path in _source_files(top):
+            for path in source_files(top):
                 for line, module in imports(path):
                     if _part(module) != library:
                         wrong.append('%s:%d imports %s' % (
@@ -163,25 +178,18 @@ class TestLayers(testtools.TestCase):
         # No SQL, no service: the standard library alone; the database
         # side is db/sqlalchemy/placement/candidates.py.
         wrong = []
-        for path in _source_files(os.path.join(PACKAGE_DIR, 'candidates')):
-            for node in ast.walk(_tree(path)):
-                if isinstance(node, ast.Import):
-                    names = [alias.name for alias in node.names]
-                elif isinstance(node, ast.ImportFrom) and not node.level:
-                    names = [node.module]
-                else:
-                    continue
-                for name in names:
-                    top = name.split('.')[0]
-                    if (top not in sys.stdlib_module_names and
-                            not name.startswith('zun_hostcap.candidates')):
-                        wrong.append('%s:%d imports %s' % (
-                            _module_name(path), node.lineno, name))
+        for path in source_files(os.path.join(PACKAGE_DIR, 'candidates')):
+            for line, name in all_imports(path):
+                top = name.split('.')[0]
+                if (top not in sys.stdlib_module_names and
+                        not name.startswith('zun_hostcap.candidates')):
+                    wrong.append('%s:%d imports %s' % (
+                        _module_name(path), line, name))
         self.assertEqual([], wrong)
 
     def test_imports_point_down_the_floors(self):
         wrong = []
-        for path in _source_files():
+        for path in source_files():
             importer = _part(_module_name(path))
             if importer is None:
                 continue
@@ -196,7 +204,7 @@ class TestLayers(testtools.TestCase):
 
     def test_no_import_cycle_among_the_objects(self):
         graph = {}
-        for path in _source_files(os.path.join(PACKAGE_DIR, 'objects')):
+        for path in source_files(os.path.join(PACKAGE_DIR, 'objects')):
             module = _module_name(path)
             graph[module] = {
                 imported for _line, imported in imports(
