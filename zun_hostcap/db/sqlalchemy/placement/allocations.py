@@ -14,7 +14,8 @@ transaction of a handful of set-based statements:
 
 A provider whose generation moved meanwhile (another allocation or
 inventory writer) makes the transaction roll back; it is then tried
-again, up to ``RETRIES`` times, as Placement does, before a 409.
+again, up to ``[placement] allocation_conflict_retry_count`` times, as
+Placement does, before a 409.
 """
 
 import collections
@@ -26,6 +27,7 @@ from oslo_utils import timeutils
 import sqlalchemy as sa
 
 from zun_hostcap.common import exception
+import zun_hostcap.conf
 from zun_hostcap.db.sqlalchemy import models
 from zun_hostcap.db.sqlalchemy.placement import common
 from zun_hostcap.db.sqlalchemy.placement import consumers as consumer_db
@@ -33,6 +35,7 @@ from zun_hostcap.db.sqlalchemy.placement import inventories as inv_db
 from zun_hostcap.db.sqlalchemy.placement import provider_filter
 from zun_hostcap.db.sqlalchemy.placement import resource_classes as rc_db
 
+CONF = zun_hostcap.conf.CONF
 LOG = logging.getLogger(__name__)
 
 ALLOC = models.Allocation.__table__
@@ -47,10 +50,6 @@ CONSUMER_TYPE = consumer_db.CONSUMER_TYPE
 # allocations, {provider uuid: {class name: amount}}.
 Held = collections.namedtuple(
     'Held', 'project_id user_id consumer_type generation allocations')
-
-# Writes tried again on a provider generation conflict (Placement's
-# allocation_conflict_retry_count).
-RETRIES = 10
 
 _RP_CHANGED = ('Another thread concurrently updated the resource provider '
                'data. Please retry your update')
@@ -470,20 +469,22 @@ def until_providers_settle(write, *args):
 
     ``write`` is a transaction of its own (``retried_writer``) that
     raises ResourceProviderConcurrentUpdate when a provider it read
-    moved before its compare-and-swap: up to ``RETRIES`` attempts, as
-    Placement's allocation_conflict_retry_count.
+    moved before its compare-and-swap: up to ``[placement]
+    allocation_conflict_retry_count`` attempts, as in Placement.
 
     :returns: what ``write`` returns.
     :raises AllocationConcurrentUpdate: the providers kept changing.
     """
-    for attempt in range(RETRIES):
+    attempts = CONF.placement.allocation_conflict_retry_count
+    for attempt in range(attempts):
         try:
             return write(*args)
         except exception.ResourceProviderConcurrentUpdate:
             LOG.debug('Provider generation conflict writing allocations; '
-                      'attempt %d of %d', attempt + 1, RETRIES)
+                      'attempt %d of %d', attempt + 1, attempts)
     LOG.warning('Allocations not written: provider generations kept '
-                'changing in %d attempts', RETRIES)
+                'changing in %d attempts ([placement] '
+                'allocation_conflict_retry_count)', attempts)
     raise exception.AllocationConcurrentUpdate(reason=_RP_CHANGED)
 
 
