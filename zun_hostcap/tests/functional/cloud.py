@@ -23,6 +23,7 @@ import re
 import secrets
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import urllib.request
@@ -130,15 +131,10 @@ class Part(object):
         return os.path.join(self.lab.dir, 'log', self.name + '.log')
 
     def launch(self, command, env=None):
-        """Start ``command`` and record its pid.
-
-        The log of an earlier run of the part is kept as ``.log.1``.
-        """
-        if self.process is None and os.path.exists(self.log_file()):
-            os.replace(self.log_file(), self.log_file() + '.1')
+        """Start ``command`` and record its pid; the log is appended to."""
         if self.process is None or self.process.command != list(command):
             self.process = local_servers.Process(
-                self.name, command, self.log_file(), env)
+                self.name, command, self.log_file(), env, append=True)
         self._start()
         return self.process
 
@@ -231,7 +227,7 @@ class GaleraNode(Part):
             'wsrep_node_address': '%s:%d' % (HOST, self.ports['gcomm']),
             'wsrep_provider_options': '"gmcast.listen_addr=tcp://%s:%d;'
                                       'ist.recv_addr=%s:%d;'
-                                      'gcache.size=256M"' % (
+                                      'gcache.size=128M"' % (
                                           HOST, self.ports['gcomm'],
                                           HOST, self.ports['ist']),
             'wsrep_sst_method': 'mariabackup',
@@ -263,9 +259,39 @@ class GaleraNode(Part):
         self.write_config()
         command = [shutil.which('mariadbd'),
                    '--defaults-file=' + self.config_file]
+        position = self.recovered_position()
+        if position:
+            command.append('--wsrep_start_position=' + position)
         if bootstrap:
             command.append('--wsrep-new-cluster')
         self.launch(command)
+
+    def recovered_position(self):
+        """After a crash, the last transaction the datadir holds.
+
+        A node that was killed leaves seqno -1 in grastate.dat: without
+        its position it would ask for a full state transfer (SST) where
+        the missing transactions (IST) would do. ``--wsrep-recover``
+        reads it from InnoDB, as the systemd unit's galera_recovery does.
+        None when grastate.dat has it (a clean stop) or there is no data.
+        """
+        state = self.grastate()
+        if not state or state.get('seqno') != '-1' or not os.path.isdir(
+                os.path.join(self.datadir, 'mysql')):
+            return None
+        log = os.path.join(self.home, 'wsrep-recover.log')
+        subprocess.run([shutil.which('mariadbd'),
+                        '--defaults-file=' + self.config_file,
+                        '--wsrep-recover', '--log-error=' + log],
+                       capture_output=True, timeout=120)
+        try:
+            with open(log, errors='replace') as f:
+                found = re.findall(r'WSREP: Recovered position: (\S+)',
+                                   f.read())
+        except OSError:
+            return None
+        return found[-1] if found and not found[-1].endswith(':-1') \
+            else None
 
     def admin_url(self):
         return 'mysql+pymysql://root@/?unix_socket=%s' % self.socket
@@ -437,9 +463,10 @@ class RabbitNode(Part):
 def haproxy_config(sample, binds, servers):
     """HAProxy's configuration: the sample with the lab's addresses.
 
-    ``binds``: {frontend name: address}; ``servers``: {server name:
-    address}. Every "bind" line of a frontend named, and the address of
-    every "server" named, are replaced; the rest is the sample's.
+    ``binds``: {frontend name: address}, and the path of the stats
+    socket under "stats socket"; ``servers``: {server name: address}.
+    Every "bind" line of a frontend named, the socket, and the address
+    of every "server" named, are replaced; the rest is the sample's.
     """
     lines, section = [], None
     for line in sample.splitlines():
@@ -453,6 +480,10 @@ def haproxy_config(sample, binds, servers):
                 continue   # a server of the sample the lab does not run
             line = '    server %s %s %s' % (words[1], servers[words[1]],
                                             ' '.join(words[3:]))
+        elif (len(words) >= 3 and words[:2] == ['stats', 'socket'] and
+              'stats socket' in binds):
+            line = '    stats socket %s %s' % (binds['stats socket'],
+                                               ' '.join(words[3:]))
         lines.append(line.rstrip())
     return '\n'.join(lines) + '\n'
 
@@ -616,6 +647,31 @@ class Lab(object):
             DB_USER, self.state['db_password'], HOST,
             self.state['ports']['haproxy']['db'], DATABASE)
 
+    def haproxy_socket(self):
+        return os.path.join(self.dir, 'haproxy.sock')
+
+    def haproxy_command(self, command):
+        """Run a command of HAProxy's runtime API; its answer."""
+        with socket.socket(socket.AF_UNIX) as sock:
+            sock.settimeout(10)
+            sock.connect(self.haproxy_socket())
+            sock.sendall(command.encode() + b'\n')
+            chunks = []
+            while True:
+                chunk = sock.recv(65536)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+        return b''.join(chunks).decode()
+
+    def api_sessions(self, number):
+        """Requests HAProxy has in flight to API replica ``number``."""
+        for line in self.haproxy_command('show stat').splitlines():
+            fields = line.split(',')
+            if fields[:2] == ['zun_hostcap_api_replicas', 'api%d' % number]:
+                return int(fields[4])   # scur
+        return 0
+
     def up_haproxy(self):
         part = self.part('haproxy')
         if part.alive():
@@ -630,7 +686,8 @@ class Lab(object):
         ports = self.state['ports']['haproxy']
         text = haproxy_config(sample, {
             'zun_hostcap_api': '%s:%d' % (HOST, ports['api']),
-            'zun_hostcap_db': '%s:%d' % (HOST, ports['db'])}, servers)
+            'zun_hostcap_db': '%s:%d' % (HOST, ports['db']),
+            'stats socket': self.haproxy_socket()}, servers)
         path = os.path.join(self.etc, 'haproxy.cfg')
         with open(path, 'w') as f:
             f.write(text)
@@ -685,7 +742,10 @@ class Lab(object):
             'api%d' % number, self.galera[number - 1].url(),
             api={'host': HOST,
                  'port': self.state['ports']['api%d' % number]['http'],
-                 'workers': 1, 'threads': 16, 'auth_strategy': 'noauth2'})
+                 'workers': 1, 'threads': 16, 'auth_strategy': 'noauth2'},
+            metrics={'enabled': 'true',
+                     'directory': os.path.join(self.dir, 'metrics',
+                                               'api%d' % number)})
 
     def conductor_config(self, number):
         return self.service_config('conductor%d' % number,
