@@ -569,3 +569,85 @@ class TestCloud(base.BaseTestCase):
         notifier = messaging.Notifier(transport, publisher_id='lab-test',
                                       driver='messagingv2', topics=[topic])
         return notifier, []
+
+    # 4. A rolling restart
+
+    def _read_write_load(self):
+        """Reads and writes through HAProxy, each thread its provider.
+
+        Records every answer; ``failed`` are those not as expected.
+        """
+        providers = [self._provider(1000000) for _ in range(LOAD_THREADS)]
+        expected = {'put': 204, 'delete': 204, 'usages': 200, 'hosts': 200}
+
+        def work(client, record, number):
+            rp_uuid = providers[number]
+            consumer = str(uuid.uuid4())
+            for kind, method, path, body, version in (
+                    ('put', 'PUT', '/placement/allocations/%s' % consumer,
+                     allocation(rp_uuid, 1), MICROVERSION),
+                    ('usages', 'GET', '/placement/resource_providers/%s/'
+                     'usages' % rp_uuid, None, MICROVERSION),
+                    ('hosts', 'GET', '/v1/hosts?limit=5', None, ZUN_VERSION),
+                    ('delete', 'DELETE', '/placement/allocations/%s'
+                     % consumer, None, MICROVERSION)):
+                status, doc = client.call(method, path, body, version)
+                record(kind, status, None if status == expected[kind]
+                       else doc)
+        load = Load(self.summary['haproxy_api'], work)
+        load.expected = expected
+        return load
+
+    def _restart_api(self, number):
+        """Drain replica ``number`` in HAProxy, SIGTERM it, start it."""
+        server = 'zun_hostcap_api_replicas/api%d' % number
+        self.lab.haproxy_command('set server %s state drain' % server)
+        functional_base.wait_for(lambda: self.lab.api_sessions(number) == 0,
+                                 30, interval=0.1,
+                                 message='api%d to be drained' % number)
+        part = self.lab.part('api%d' % number)
+        part.stop()
+        self.assertFalse(part.alive())
+        self.lab.start_api(number)
+        self.lab.haproxy_command('set server %s state ready' % server)
+
+        def in_rotation():
+            for line in self.lab.haproxy_command('show stat').splitlines():
+                fields = line.split(',')
+                if fields[:2] == server.split('/'):
+                    return fields[17] == 'UP'
+            return False
+        functional_base.wait_for(in_rotation, 30, interval=0.2,
+                                 message='api%d back in rotation' % number)
+
+    def test_rolling_restart_under_load(self):
+        load = self._read_write_load().start()
+        started = time.monotonic()
+        try:
+            time.sleep(2)
+            for number in (1, 2):
+                self._restart_api(number)
+                time.sleep(1)
+            for number in (1, 2):
+                part = self.lab.part('conductor%d' % number)
+                part.stop()
+                self.assertFalse(part.alive())
+                self.lab.start_service('conductor%d' % number,
+                                       self.lab.conductor_config(number))
+                # Its RPC server consumes before the next one stops.
+                time.sleep(3)
+            time.sleep(2)
+        finally:
+            answers = load.stop()
+        seconds = time.monotonic() - started
+        self.assertEqual([], load.errors)
+        failed = [a for a in answers if a[2] != load.expected[a[1]]]
+        figures = '%d requests in %.1f s: %s; failed %d' % (
+            len(answers), seconds, sorted(load.tally().items()),
+            len(failed))
+        LOG.info('Rolling restart: %s', figures)
+        self.addDetail('figures', content.text_content(figures))
+        self.assertEqual([], failed)
+        self.assertGreater(len(answers), 100)
+        self.assertEqual([], self._new_log_errors('compute'))
+        self.assertEqual([], self._new_log_errors('fleet-sim'))
