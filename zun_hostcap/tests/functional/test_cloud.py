@@ -485,6 +485,38 @@ class TestCloud(base.BaseTestCase):
         self.assertIn('IST received', log)
         self.assertEqual(set(), seen['down'])
 
+    def test_node_refusing_queries_is_unavailable_not_an_error(self):
+        # Galera node 2, replica 2's, refuses every query, as a node does
+        # while it is out of the primary component or still joining
+        # (ER_UNKNOWN_COM_ERROR, "WSREP has not yet prepared node").
+        node = self.lab.galera[1]
+        replica = self.api[1]
+        self.assertEqual(200, replica.call('GET', '/healthcheck')[0])
+        self.assertIsNotNone(node.query(
+            'SET GLOBAL wsrep_reject_queries = ALL'))
+        try:
+            status, doc = replica.call('GET', '/healthcheck')
+            self.assertEqual(503, status, doc)
+            # The replica's own answers: unavailable, never an error.
+            for method, path, body, version in (
+                    ('GET', '/placement/resource_providers', None,
+                     MICROVERSION),
+                    ('PUT', '/placement/allocations/%s' % uuid.uuid4(),
+                     allocation(str(uuid.uuid4()), 1), MICROVERSION),
+                    ('GET', '/v1/hosts', None, ZUN_VERSION)):
+                status, doc = replica.call(method, path, body, version)
+                self.assertEqual(503, status, (method, path, doc))
+            # HAProxy serves every request from replica 1 meanwhile.
+            for _ in range(10):
+                status, doc = self.haproxy.call(
+                    'GET', '/placement/resource_providers')
+                self.assertEqual(200, status, doc)
+        finally:
+            node.query('SET GLOBAL wsrep_reject_queries = NONE')
+        functional_base.wait_for(
+            lambda: replica.call('GET', '/healthcheck')[0] == 200, 60,
+            message='replica 2 to be healthy again')
+
     # 3. A broker node lost
 
     def test_rabbit_node_killed_and_restarted(self):
