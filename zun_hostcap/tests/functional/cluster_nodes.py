@@ -16,7 +16,7 @@ import signal
 import subprocess
 
 import psutil
-import sqlalchemy as sa
+import pymysql
 
 from zun_hostcap.tests.functional import local_servers
 
@@ -252,9 +252,6 @@ class GaleraNode(Part):
         return found[-1] if found and not found[-1].endswith(':-1') \
             else None
 
-    def admin_url(self):
-        return 'mysql+pymysql://root@/?unix_socket=%s' % self.socket
-
     def status(self, name, timeout=5):
         """A wsrep status variable of the node; None if it cannot say."""
         rows = self.query("SHOW GLOBAL STATUS LIKE '%s'" % name,
@@ -262,21 +259,26 @@ class GaleraNode(Part):
         return rows[0][1] if rows else None
 
     def query(self, statement, timeout=5):
-        """Rows of ``statement`` as root; None if the node cannot answer."""
-        engine = sa.create_engine(
-            self.admin_url(), poolclass=sa.pool.NullPool,
-            connect_args={'connect_timeout': timeout,
-                          'read_timeout': timeout})
+        """Rows of ``statement`` as root; None if the node cannot answer.
+
+        A plain connection, closed without COMMIT or ROLLBACK, which a
+        node that refuses queries refuses: the statements run here are
+        reads, SET GLOBAL and DDL, which MariaDB commits by itself.
+        """
         try:
-            with engine.connect() as conn:
-                result = conn.execute(sa.text(statement))
-                rows = result.fetchall() if result.returns_rows else []
-                conn.commit()
-                return rows
-        except sa.exc.DBAPIError:
+            conn = pymysql.connect(unix_socket=self.socket, user='root',
+                                   connect_timeout=timeout,
+                                   read_timeout=timeout)
+        except pymysql.MySQLError:
+            return None
+        try:
+            with conn.cursor() as cursor:
+                cursor.execute(statement)
+                return list(cursor.fetchall())
+        except pymysql.MySQLError:
             return None
         finally:
-            engine.dispose()
+            conn.close()
 
     def synced(self):
         return (self.alive() and
