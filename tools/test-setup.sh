@@ -2,7 +2,9 @@
 # Create the users and databases oslo.db's opportunistic tests look for
 # (openstack_citest / openstack_citest) on the local MariaDB and
 # PostgreSQL, and install Debian's prometheus package (prometheus and
-# promtool) for the metrics tests. Idempotent; run by `tox -e functional`.
+# promtool) for the metrics tests, and the packages of the HA lab
+# (tools/cloud_lab.py: Galera, RabbitMQ, HAProxy). Idempotent; run by
+# `tox -e functional`.
 #
 # A server or a package that cannot be set up is reported, not fatal: the
 # tests that need it then skip on a developer machine and fail when CI is
@@ -78,6 +80,36 @@ setup_prometheus() {
     echo "test-setup: $(prometheus --version 2>&1 | head -n 1)"
 }
 
+# Another process may hold the dpkg lock (an upgrade, another setup): wait
+# for it rather than fail.
+APT_LOCK_WAIT=(-o DPkg::Lock::Timeout=600)
+
+setup_cloud_lab() {
+    local -a packages=(haproxy galera-4 mariadb-backup mariadb-server
+                       rabbitmq-server socat)
+    local -a missing=()
+    local package
+    for package in "${packages[@]}"; do
+        dpkg-query -W -f='${Status}' "$package" 2>/dev/null |
+            grep -q 'install ok installed' || missing+=("$package")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null; then
+        echo "test-setup: ${missing[*]} missing, and no apt-get as root" \
+             "to install them" >&2
+        return 1
+    fi
+    echo "test-setup: installing ${missing[*]} for the HA lab"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get "${APT_LOCK_WAIT[@]}" update -qq >/dev/null 2>&1
+    # The packages' own services (the machine's MariaDB and RabbitMQ) are
+    # left as they are: the lab runs nodes of its own beside them.
+    apt-get "${APT_LOCK_WAIT[@]}" install -y -qq --no-install-recommends \
+        "${missing[@]}" >/dev/null 2>&1 || return 1
+}
+
+# First: it may install the MariaDB server that setup_mysql configures.
+setup_cloud_lab || echo "test-setup: the HA lab's packages are missing" >&2
 setup_mysql || echo "test-setup: MySQL is not set up" >&2
 setup_postgresql || echo "test-setup: PostgreSQL is not set up" >&2
 setup_prometheus || echo "test-setup: Prometheus is not installed" >&2

@@ -99,6 +99,7 @@ SERVICE_FAMILIES = {
     'zun_hostcap_conductor_rpc_calls_total': ('method', 'outcome'),
     'zun_hostcap_notifications_queued': ('queue',),
     'zun_hostcap_notifications_dropped_total': ('queue',),
+    'zun_hostcap_db_deadlock_retries_total': (),
 }
 
 _MIB = 1024 * 1024

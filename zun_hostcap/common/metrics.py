@@ -69,6 +69,11 @@ class _Families(object):
             'zun_hostcap_notifications_dropped',
             'Notifications dropped, by the queue that was full or whose '
             'process was gone.', ['queue'], registry=None)
+        self.db_deadlocks = prometheus_client.Counter(
+            'zun_hostcap_db_deadlock_retries',
+            'Database transactions run again after a deadlock. On MariaDB '
+            'Galera, a commit that lost certification to a write on '
+            'another node comes back as one.', registry=None)
         # labels() checks its arguments each time; the children a request
         # needs are kept here once made.
         self._request_children = {}
@@ -195,6 +200,13 @@ def counted_rpc(method):
         count_rpc(name, 'success')
         return result
     return counted
+
+
+def count_db_deadlock():
+    """One transaction run again after a deadlock (or certification)."""
+    families = _current
+    if families is not None:
+        families.db_deadlocks.inc()
 
 
 def set_notifications_queued(queue, count):

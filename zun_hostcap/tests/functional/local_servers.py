@@ -193,16 +193,18 @@ class Process(fixtures.Fixture):
     makes sure nothing it started remains (SIGKILL to the pid after
     ``STOP_TIMEOUT``, then to every leftover of its ``family``). Each
     exit status is kept in ``exit_statuses``, in order. The process leads
-    a session of its own.
+    a session of its own. The log is started anew on the first start,
+    unless ``append``.
     """
 
-    def __init__(self, name, command, log_file, env=None):
+    def __init__(self, name, command, log_file, env=None, append=False):
         super().__init__()
         self.name = name
         self.command = list(command)
         self.log_file = log_file
         self.env = dict(env or {})
         self.process = None
+        self.append = append
         self.marker = None
         self.started_at = None
         self.exit_statuses = []
@@ -221,7 +223,7 @@ class Process(fixtures.Fixture):
         self.marker = '%s-%s' % (self.name, uuid.uuid4().hex)
         env = dict(os.environ, **self.env)
         env[PROCESS_MARKER] = self.marker
-        mode = 'a' if self.process is not None else 'w'
+        mode = 'a' if self.process is not None or self.append else 'w'
         with open(self.log_file, mode) as log:
             self.process = subprocess.Popen(
                 self.command, stdout=log, stderr=subprocess.STDOUT,

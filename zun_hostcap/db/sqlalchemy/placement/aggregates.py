@@ -56,8 +56,9 @@ def ensure_aggregates(context, agg_uuids):
 
 
 _retry_on_duplicate = oslo_db_api.wrap_db_retry(
-    exception_checker=lambda exc: (isinstance(exc, db_exc.DBDuplicateEntry)
-                                   or common.is_sqlite_busy(exc)),
+    exception_checker=common.retry_checker(
+        lambda exc: (isinstance(exc, db_exc.DBDuplicateEntry) or
+                     common.is_sqlite_busy(exc))),
     **common.RETRY_OPTIONS)
 
 

@@ -446,8 +446,9 @@ def replace_in_transaction(context, requests, check_generation, rc_ids,
 
 
 _retry = oslo_db_api.wrap_db_retry(
-    exception_checker=lambda exc: (isinstance(exc, db_exc.DBDuplicateEntry)
-                                   or common.is_sqlite_busy(exc)),
+    exception_checker=common.retry_checker(
+        lambda exc: (isinstance(exc, db_exc.DBDuplicateEntry) or
+                     common.is_sqlite_busy(exc))),
     **common.RETRY_OPTIONS)
 
 

@@ -11,6 +11,7 @@ from oslo_utils import timeutils
 import sqlalchemy as sa
 
 from zun_hostcap.common import exception
+from zun_hostcap.common import metrics
 from zun_hostcap.db.sqlalchemy import api as sa_api
 from zun_hostcap.db.sqlalchemy import models
 
@@ -31,10 +32,47 @@ def is_sqlite_busy(exc):
     return 'database is locked' in str(exc)
 
 
-# Deadlocks (MariaDB, PostgreSQL), SQLite's busy file and lost
-# connections: the whole transaction again, a few times. Put outside the
-# transaction decorator.
-RETRY_OPTIONS = dict(max_retries=10, retry_on_deadlock=True,
+# Deadlocks this process ran again (see count_deadlock).
+_deadlocks = [0]
+_deadlocks_lock = threading.Lock()
+
+
+def count_deadlock(exc):
+    """Whether ``exc`` is a deadlock, to run again; counted and logged.
+
+    On MariaDB Galera a COMMIT that loses certification against a write
+    certified first on another node comes back as a deadlock: the count
+    is how often writers of this process met one (or a local deadlock).
+    The last attempt's, if retries run out, is counted as well.
+    """
+    if not isinstance(exc, db_exc.DBDeadlock):
+        return False
+    with _deadlocks_lock:
+        _deadlocks[0] += 1
+        total = _deadlocks[0]
+    metrics.count_db_deadlock()
+    LOG.info('Deadlock or Galera certification conflict, running the '
+             'transaction again (%(total)d in this process so far): '
+             '%(error)s', {'total': total, 'error': exception.one_line(exc)})
+    return True
+
+
+def retry_checker(also):
+    """An ``exception_checker`` of oslo.db's retry: deadlocks, ``also``.
+
+    Deadlocks are counted (``count_deadlock``): oslo.db's own
+    ``retry_on_deadlock`` would retry them without a word.
+    """
+    def checker(exc):
+        return count_deadlock(exc) or also(exc)
+    return checker
+
+
+# Deadlocks (MariaDB, PostgreSQL; Galera's certification conflicts) and
+# SQLite's busy file: the whole transaction again, a few times. Put
+# outside the transaction decorator, with an exception checker of
+# retry_checker, which retries and counts the deadlocks.
+RETRY_OPTIONS = dict(max_retries=10,
                      retry_interval=0.02, inc_retry_interval=True,
                      max_retry_interval=0.5)
 
@@ -51,7 +89,8 @@ def retry_on_deadlock(function):
     See ``RETRY_OPTIONS``; its transactions are marked as ``writes``.
     """
     return writes(oslo_db_api.wrap_db_retry(
-        exception_checker=is_sqlite_busy, **RETRY_OPTIONS)(function))
+        exception_checker=retry_checker(is_sqlite_busy),
+        **RETRY_OPTIONS)(function))
 
 
 class PerEngine(object):

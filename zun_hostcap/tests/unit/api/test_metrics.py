@@ -11,6 +11,7 @@ import re
 import threading
 import time
 
+from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import enginefacade
 from oslo_utils import uuidutils
 from oslo_versionedobjects import exception as ovo_exc
@@ -26,6 +27,7 @@ from zun_hostcap.common import rpc
 from zun_hostcap.conductor import manager as conductor_manager
 import zun_hostcap.conf
 from zun_hostcap.db.sqlalchemy import api as sqla_api
+from zun_hostcap.db.sqlalchemy.placement import common as placement_common
 from zun_hostcap.tests import fixtures as zun_fixtures
 from zun_hostcap.tests import gabbi_fixtures
 
@@ -71,6 +73,7 @@ SERVICE_FAMILIES = {
     'zun_hostcap_conductor_rpc_calls': ('counter', {'method', 'outcome'}),
     'zun_hostcap_notifications_queued': ('gauge', {'queue'}),
     'zun_hostcap_notifications_dropped': ('counter', {'queue'}),
+    'zun_hostcap_db_deadlock_retries': ('counter', set()),
 }
 
 ADMIN = {'X-Auth-Token': 'admin',
@@ -329,6 +332,23 @@ class TestServiceFamilies(MetricsTestCase):
                      'route': '/placement/resource_providers/{uuid}',
                      'method': 'GET'}]
         self.assertEqual([3], count)
+
+    def test_deadlocks_run_again_are_counted(self):
+        attempts = []
+
+        @placement_common.retry_on_deadlock
+        def write():
+            attempts.append(1)
+            if len(attempts) < 3:
+                # What oslo.db makes of Galera's failed certification.
+                raise db_exc.DBDeadlock()
+            return 'written'
+
+        self.assertEqual('written', write())
+        self.assertEqual(3, len(attempts))
+        self.assertEqual(2, value(
+            self.scrape(), 'zun_hostcap_db_deadlock_retries',
+            'zun_hostcap_db_deadlock_retries_total'))
 
     def test_every_family_and_label_is_listed(self):
         conductor = conductor_manager.ConductorManager()
