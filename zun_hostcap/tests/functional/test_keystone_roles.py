@@ -16,15 +16,18 @@ Both configurations of ``[oslo_policy]`` are run, each with a server
 pair of its own; the tokens are made once per test.
 """
 
+from concurrent import futures
 import os
 import subprocess
 import sys
+import time
 import uuid
 
 import fixtures
 from keystoneauth1.identity import v3
 from keystoneauth1 import session as ks_session
 import requests
+import testtools.content
 
 from zun_hostcap.tests import base as test_base
 from zun_hostcap.tests.functional import base
@@ -143,6 +146,22 @@ def build_world(client, token, world):
               world.allocation(world.rp))
 
 
+class Generation(object):
+    """A provider's generation in a body, read just before it is sent."""
+
+    def __init__(self, provider):
+        self.provider = provider
+
+
+def _resolve(body, generation):
+    if isinstance(body, Generation):
+        return generation(body.provider)
+    if isinstance(body, dict):
+        return {key: _resolve(value, generation)
+                for key, value in body.items()}
+    return body
+
+
 def placement_request(route, world, generation):
     """(path, body, query) of the matrix's request for ``route``.
 
@@ -177,10 +196,10 @@ def placement_request(route, world, generation):
         ('POST', '/resource_providers/{uuid}/inventories'): (
             rp + '/inventories',
             {'resource_class': 'DISK_GB', 'total': 50,
-             'resource_provider_generation': generation(world.rp)}, None),
+             'resource_provider_generation': Generation(world.rp)}, None),
         ('PUT', '/resource_providers/{uuid}/inventories'): (
             rp + '/inventories',
-            {'resource_provider_generation': generation(world.rp),
+            {'resource_provider_generation': Generation(world.rp),
              'inventories': {'VCPU': {'total': 8},
                              'MEMORY_MB': {'total': 1024},
                              'DISK_GB': {'total': 60}}}, None),
@@ -191,7 +210,7 @@ def placement_request(route, world, generation):
             rp + '/inventories/VCPU', None, None),
         ('PUT', '/resource_providers/{uuid}/inventories/{resource_class}'): (
             rp + '/inventories/MEMORY_MB',
-            {'resource_provider_generation': generation(world.rp),
+            {'resource_provider_generation': Generation(world.rp),
              'total': 2048}, None),
         ('DELETE',
          '/resource_providers/{uuid}/inventories/{resource_class}'): (
@@ -202,13 +221,13 @@ def placement_request(route, world, generation):
         ('PUT', '/resource_providers/{uuid}/aggregates'): (
             rp + '/aggregates',
             {'aggregates': [world.aggregate, world.aggregate_new],
-             'resource_provider_generation': generation(world.rp)}, None),
+             'resource_provider_generation': Generation(world.rp)}, None),
         ('GET', '/resource_providers/{uuid}/traits'): (
             rp + '/traits', None, None),
         ('PUT', '/resource_providers/{uuid}/traits'): (
             rp + '/traits',
             {'traits': [world.custom('TRAIT')],
-             'resource_provider_generation': generation(world.rp)}, None),
+             'resource_provider_generation': Generation(world.rp)}, None),
         ('DELETE', '/resource_providers/{uuid}/traits'): (
             '/resource_providers/%s/traits' % world.rp_spare, None, None),
         ('GET', '/resource_providers/{uuid}/allocations'): (
@@ -237,12 +256,30 @@ def placement_request(route, world, generation):
         ('POST', '/reshaper'): (
             '/reshaper',
             {'inventories': {world.rp_reshape: {
-                'resource_provider_generation': generation(
-                    world.rp_reshape),
+                'resource_provider_generation': Generation(world.rp_reshape),
                 'inventories': {'DISK_GB': {'total': 20}}}},
              'allocations': {}}, None),
     }
-    return requests_of[(route.method, route.path)]
+    path, body, query = requests_of[(route.method, route.path)]
+    return path, _resolve(body, generation), query
+
+
+def _status_table(ours, theirs, v1, seconds):
+    """The statuses of every cell, as a test detail to read."""
+    lines = ['%d requests in %.1f s' % (2 * len(ours) + len(v1), seconds),
+             'route / persona: ours (Placement)']
+    for route in role_matrix.PLACEMENT_ROUTES:
+        cells = ['%s %s(%s)' % (persona, ours[(route, persona)][0],
+                                theirs[(route, persona)][0])
+                 for persona in role_matrix.PERSONA_NAMES]
+        lines.append('%s %s: %s' % (route.method, route.path,
+                                    ' '.join(cells)))
+    for route in role_matrix.V1_ROUTES:
+        cells = ['%s %s' % (persona, v1[(route, persona)][0])
+                 for persona in role_matrix.PERSONA_NAMES]
+        lines.append('%s %s: %s' % (route.method, route.path,
+                                    ' '.join(cells)))
+    return '\n'.join(lines) + '\n'
 
 
 class TestRoleMatrix(test_base.TestCase):
@@ -385,11 +422,20 @@ class TestRoleMatrix(test_base.TestCase):
 
     def _check(self, configuration):
         our_url, placement_url = self._start_servers(configuration)
-        ours = self._placement_statuses(
-            PlacementClient(our_url + '/placement', self.http),
-            configuration)
-        theirs = self._placement_statuses(
-            PlacementClient(placement_url, self.http), configuration)
+        started = time.monotonic()
+        # One thread and one HTTP session per server: both at once.
+        with futures.ThreadPoolExecutor(2) as pool:
+            sessions = [requests.Session(), requests.Session()]
+            for http in sessions:
+                self.addCleanup(http.close)
+            ours, theirs = pool.map(
+                self._placement_statuses,
+                [PlacementClient(our_url + '/placement', sessions[0]),
+                 PlacementClient(placement_url, sessions[1])],
+                [configuration] * 2)
+        v1 = self._v1_statuses(our_url)
+        self.addDetail('role-matrix', testtools.content.text_content(
+            _status_table(ours, theirs, v1, time.monotonic() - started)))
         failures = []
         for route in role_matrix.PLACEMENT_ROUTES:
             for persona in role_matrix.PERSONA_NAMES:
@@ -402,6 +448,12 @@ class TestRoleMatrix(test_base.TestCase):
                     failures.append('%s: Placement %s, the matrix says %s '
                                     '(%s)' % (cell, their_status, reference,
                                               their_text[:200]))
+                elif reference == role_matrix.ALLOWED and \
+                        not 200 <= their_status < 300:
+                    # The data of the request is wrong: an allowed
+                    # request is meant to succeed.
+                    failures.append('%s: Placement %s, not a success (%s)'
+                                    % (cell, their_status, their_text[:200]))
                 listed = (route.method, route.path, persona,
                           configuration) in role_matrix.DIFFERENCES
                 if listed:
@@ -414,8 +466,7 @@ class TestRoleMatrix(test_base.TestCase):
                     failures.append('%s: ours %s (%s), Placement %s (%s)' % (
                         cell, status, text[:200], their_status,
                         their_text[:200]))
-        for (route, persona), (status, text) in self._v1_statuses(
-                our_url).items():
+        for (route, persona), (status, text) in v1.items():
             want = role_matrix.expected(route, persona, configuration)
             if role_matrix.decision_of(status) != want:
                 failures.append('%s %s as %s: %s (%s), expected %s' % (
