@@ -8,7 +8,8 @@ with noauth2, until it is stopped::
 
     python tools/placement_peer.py install [--cache-dir DIR]
     python tools/placement_peer.py serve --port PORT --state-dir DIR \\
-        [--connection URL] [--cache-dir DIR]
+        [--connection URL] [--option SECTION.NAME=VALUE ...] \\
+        [--cache-dir DIR]
 
 ``serve`` writes ``placement.conf`` into the state directory, builds the
 schema with ``placement-manage db sync``, then replaces itself (exec)
@@ -110,11 +111,25 @@ def db_sync(python, confdir):
                     'db', 'sync'], check=True, capture_output=True, text=True)
 
 
+def parse_options(options):
+    """{section: {option: value}} of ``SECTION.NAME=VALUE`` strings."""
+    sections = {}
+    for item in options or ():
+        name, sep, value = item.partition('=')
+        section, dot, option = name.partition('.')
+        if not (sep and dot and section and option):
+            raise SystemExit('--option %r: expected SECTION.NAME=VALUE, such '
+                             'as api.auth_strategy=keystone' % item)
+        sections.setdefault(section, {})[option] = value
+    return sections
+
+
 def serve(args):
     python = placement_venv(args.cache_dir)
     connection = args.connection or 'sqlite:///%s' % os.path.join(
         os.path.abspath(args.state_dir), 'placement.sqlite')
-    confdir = write_config(args.state_dir, connection)
+    confdir = write_config(args.state_dir, connection,
+                           parse_options(args.option))
     db_sync(python, confdir)
     # The WSGI application finds its configuration through this.
     env = dict(os.environ, OS_PLACEMENT_CONFIG_DIR=confdir)
@@ -136,6 +151,10 @@ def main(argv=None):
                          help='for its configuration and SQLite file')
     serving.add_argument('--connection',
                          help='a database URL instead of the SQLite file')
+    serving.add_argument('--option', action='append', metavar='S.N=V',
+                         help='an option of placement.conf, over the '
+                         'defaults (noauth2): section.name=value, such '
+                         'as api.auth_strategy=keystone; repeatable')
     args = parser.parse_args(argv)
     if args.command == 'install':
         print('%s %s: %s' % (PLACEMENT_DIST, PLACEMENT_VERSION,
