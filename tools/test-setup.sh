@@ -1,8 +1,10 @@
 #!/bin/bash
 # Create the users and databases oslo.db's opportunistic tests look for
 # (openstack_citest / openstack_citest) on the local MariaDB and
-# PostgreSQL, and install Debian's prometheus package (prometheus and
-# promtool) for the metrics tests. Idempotent; run by `tox -e functional`.
+# PostgreSQL, install Debian's prometheus package (prometheus and
+# promtool) for the metrics tests and Debian's chromium and
+# chromium-driver for the dashboard tests. Idempotent; run by
+# `tox -e functional`.
 #
 # A server or a package that cannot be set up is reported, not fatal: the
 # tests that need it then skip on a developer machine and fail when CI is
@@ -78,7 +80,30 @@ setup_prometheus() {
     echo "test-setup: $(prometheus --version 2>&1 | head -n 1)"
 }
 
+setup_chromium() {
+    if command -v chromium >/dev/null && command -v chromedriver >/dev/null
+    then
+        return 0
+    fi
+    if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null; then
+        echo "test-setup: chromium or chromedriver missing, and no apt-get" \
+             "as root to install them" >&2
+        return 1
+    fi
+    echo "test-setup: installing Debian's chromium and chromium-driver"
+    export DEBIAN_FRONTEND=noninteractive
+    # The browser the dashboard tests drive headless (selenium): no
+    # desktop integration needed.
+    apt-get update -qq >/dev/null 2>&1
+    apt-get install -y -qq --no-install-recommends \
+        -o DPkg::Lock::Timeout=300 chromium \
+        chromium-driver >/dev/null 2>&1 ||
+        return 1
+    echo "test-setup: $(chromium --version 2>/dev/null | head -n 1)"
+}
+
 setup_mysql || echo "test-setup: MySQL is not set up" >&2
 setup_postgresql || echo "test-setup: PostgreSQL is not set up" >&2
 setup_prometheus || echo "test-setup: Prometheus is not installed" >&2
+setup_chromium || echo "test-setup: Chromium is not installed" >&2
 exit 0
