@@ -51,6 +51,8 @@ SERVE = r'''
 import cProfile, importlib, os, pstats, signal, sys, threading
 import waitress
 target, port, threads, profile = sys.argv[1:5]
+# An application may parse the command line as its own (Keystone does).
+del sys.argv[1:]
 if target == 'hello':
     def application(environ, start_response):
         start_response('200 OK', [('Content-Type', 'application/json'),
