@@ -31,6 +31,7 @@ service type; the browser the tests drive is Debian's ``chromium`` and
 ``chromium-driver`` (tools/test-setup.sh installs them).
 """
 
+import hashlib
 import json
 import os
 import shutil
@@ -82,6 +83,10 @@ CACHES = {'default': {
 SESSION_ENGINE = 'django.contrib.sessions.backends.cache'
 # Compressed at install (tools/dashboard_peer.py install).
 COMPRESS_OFFLINE = True
+# Where users land. Horizon's own home is the project overview, which
+# needs a compute service (Nova) in the catalog and turns everyone away
+# (403) from a cloud without one; API Access needs nothing but Keystone.
+HORIZON_CONFIG['user_home'] = WEBROOT + 'project/api_access/'
 LOGGING = {
     'version': 1,
     'disable_existing_loggers': False,
@@ -160,8 +165,21 @@ def _enable_zun_ui(site):
     return names
 
 
+def _static_stamp(venv):
+    """The file that says the static files fit ``COMMON_SETTINGS``."""
+    digest = hashlib.sha256(BUILD_SETTINGS.encode()).hexdigest()[:16]
+    return os.path.join(venv, 'static-ready-%s' % digest)
+
+
 def _build_static(python, venv):
-    """collectstatic and compress, with settings of no dashboard."""
+    """collectstatic and compress, with settings of no dashboard.
+
+    Again whenever the settings every dashboard shares change: the
+    offline manifest would miss their blocks.
+    """
+    stamp = _static_stamp(venv)
+    if os.path.exists(stamp):
+        return
     build_dir = os.path.join(venv, 'static-build')
     os.makedirs(build_dir, exist_ok=True)
     with open(os.path.join(build_dir, 'build_settings.py'), 'w') as f:
@@ -172,6 +190,11 @@ def _build_static(python, venv):
     _run(manage + ['collectstatic', '--noinput', '--clear', '-v', '0'],
          'collectstatic', env=env)
     _run(manage + ['compress', '--force', '-v', '0'], 'compress', env=env)
+    for name in os.listdir(venv):
+        if name.startswith('static-ready-'):
+            os.unlink(os.path.join(venv, name))
+    with open(stamp, 'w') as f:
+        f.write(BUILD_SETTINGS)
 
 
 def dashboard_venv(cache_dir=DEFAULT_CACHE):
@@ -179,10 +202,11 @@ def dashboard_venv(cache_dir=DEFAULT_CACHE):
 
     Returns (python, seconds the install took, 0 if it was there).
     """
+    started = time.monotonic()
     python = installed_python(cache_dir)
     if python is not None:
+        _build_static(python, _venv(cache_dir))
         return python, 0.0
-    started = time.monotonic()
     venv = _venv(cache_dir)
     python = os.path.join(venv, 'bin', 'python')
     if os.path.exists(venv):
