@@ -1,9 +1,10 @@
 #!/bin/bash
 # Create the users and databases oslo.db's opportunistic tests look for
 # (openstack_citest / openstack_citest) on the local MariaDB and
-# PostgreSQL, and install Debian's prometheus package (prometheus and
-# promtool) for the metrics tests, and the packages of the HA lab
-# (tools/cloud_lab.py: Galera, RabbitMQ, HAProxy). Idempotent; run by
+# PostgreSQL, and install the Debian packages the functional tests drive:
+# prometheus (and promtool) for the metrics tests, the HA lab's servers
+# (tools/cloud_lab.py: Galera, RabbitMQ, HAProxy), and chromium with
+# chromium-driver for the dashboard tests. Idempotent; run by
 # `tox -e functional`.
 #
 # A server or a package that cannot be set up is reported, not fatal: the
@@ -60,57 +61,48 @@ SQL
     echo "test-setup: PostgreSQL role $DB_USER ready"
 }
 
-setup_prometheus() {
-    if command -v prometheus >/dev/null && command -v promtool >/dev/null; then
-        return 0
-    fi
-    if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null; then
-        echo "test-setup: prometheus or promtool missing, and no apt-get" \
-             "as root to install them" >&2
-        return 1
-    fi
-    echo "test-setup: installing Debian's prometheus package"
-    export DEBIAN_FRONTEND=noninteractive
-    # Its web assets are Recommends the tests do not need. The tests start
-    # a Prometheus of their own; the package's service is not used.
-    apt-get update -qq >/dev/null 2>&1
-    apt-get install -y -qq --no-install-recommends prometheus \
-        >/dev/null 2>&1 ||
-        return 1
-    echo "test-setup: $(prometheus --version 2>&1 | head -n 1)"
-}
-
 # Another process may hold the dpkg lock (an upgrade, another setup): wait
 # for it rather than fail.
 APT_LOCK_WAIT=(-o DPkg::Lock::Timeout=600)
+APT_UPDATED=
 
-setup_cloud_lab() {
-    local -a packages=(haproxy galera-4 mariadb-backup mariadb-server
-                       rabbitmq-server socat)
+# install_debian_packages FOR PACKAGE...: install those of the packages
+# that are missing, without their Recommends (web assets, desktop
+# integration: nothing the tests use). The packages' own services are left
+# as they are: the tests start servers of their own.
+install_debian_packages() {
+    local purpose=$1
+    shift
     local -a missing=()
     local package
-    for package in "${packages[@]}"; do
+    for package in "$@"; do
         dpkg-query -W -f='${Status}' "$package" 2>/dev/null |
             grep -q 'install ok installed' || missing+=("$package")
     done
     [ ${#missing[@]} -eq 0 ] && return 0
     if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null; then
-        echo "test-setup: ${missing[*]} missing, and no apt-get as root" \
-             "to install them" >&2
+        echo "test-setup: ${missing[*]} missing for $purpose, and no" \
+             "apt-get as root to install them" >&2
         return 1
     fi
-    echo "test-setup: installing ${missing[*]} for the HA lab"
+    echo "test-setup: installing ${missing[*]} for $purpose"
     export DEBIAN_FRONTEND=noninteractive
-    apt-get "${APT_LOCK_WAIT[@]}" update -qq >/dev/null 2>&1
-    # The packages' own services (the machine's MariaDB and RabbitMQ) are
-    # left as they are: the lab runs nodes of its own beside them.
+    if [ -z "$APT_UPDATED" ]; then
+        apt-get "${APT_LOCK_WAIT[@]}" update -qq >/dev/null 2>&1
+        APT_UPDATED=1
+    fi
     apt-get "${APT_LOCK_WAIT[@]}" install -y -qq --no-install-recommends \
-        "${missing[@]}" >/dev/null 2>&1 || return 1
+        "${missing[@]}" >/dev/null 2>&1
 }
 
 # First: it may install the MariaDB server that setup_mysql configures.
-setup_cloud_lab || echo "test-setup: the HA lab's packages are missing" >&2
+install_debian_packages "the HA lab" haproxy galera-4 mariadb-backup \
+    mariadb-server rabbitmq-server socat ||
+    echo "test-setup: the HA lab's packages are missing" >&2
 setup_mysql || echo "test-setup: MySQL is not set up" >&2
 setup_postgresql || echo "test-setup: PostgreSQL is not set up" >&2
-setup_prometheus || echo "test-setup: Prometheus is not installed" >&2
+install_debian_packages "the metrics tests" prometheus ||
+    echo "test-setup: Prometheus is not installed" >&2
+install_debian_packages "the dashboard tests" chromium chromium-driver ||
+    echo "test-setup: Chromium is not installed" >&2
 exit 0
