@@ -35,6 +35,7 @@ from zun_hostcap.common import concurrency
 from zun_hostcap.common import config_check
 from zun_hostcap.common import context as zun_context
 from zun_hostcap.common import exception
+from zun_hostcap.common import log_safety
 from zun_hostcap.common import rpc
 from zun_hostcap.conductor import rpcapi as conductor_rpcapi
 import zun_hostcap.conf
@@ -117,6 +118,7 @@ def prepare_service(argv, default_config_files=None, uses_database=True):
         logging.setup(CONF, 'zun-hostcap')
     except (OSError, ValueError, cfg.Error) as err:
         raise SystemExit('%s: cannot set up logging: %s' % (binary, err))
+    log_safety.install()
     problems = config_check.invalid_options(CONF)
     if not problems:
         try:

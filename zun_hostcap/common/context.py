@@ -3,6 +3,8 @@
 from oslo_context import context
 from oslo_db.sqlalchemy import enginefacade
 
+from zun_hostcap.common import log_safety
+
 
 @enginefacade.transaction_context_provider
 class RequestContext(context.RequestContext):
@@ -13,6 +15,16 @@ class RequestContext(context.RequestContext):
         # Roles travel so that an RPC peer rebuilds the same admin flag.
         values['roles'] = list(self.roles)
         return values
+
+    def get_logging_values(self):
+        """What oslo.log shows of the context, on one line whatever it is.
+
+        Ids, user and project names may come from a client (noauth2's
+        token is its user id), so their control characters are escaped.
+        """
+        return {key: log_safety.escape(value) if isinstance(value, str)
+                else value
+                for key, value in super().get_logging_values().items()}
 
     @classmethod
     def from_dict(cls, values, **kwargs):

@@ -46,6 +46,7 @@ from oslo_log import log as logging
 import oslo_messaging as messaging
 
 from zun_hostcap.common import config_check
+from zun_hostcap.common import log_safety
 from zun_hostcap.common import metrics
 from zun_hostcap.common import rpc
 
@@ -302,6 +303,7 @@ def _main(sock, args, parent_pid, publisher_source):
     logging.register_options(conf)
     conf(args, project='zun-hostcap', default_config_files=[])
     logging.setup(conf, 'zun-hostcap')
+    log_safety.install()
     # Its queue and drops, for the API's /metrics, in the API's directory.
     if metrics.inherited_directory():
         try:
