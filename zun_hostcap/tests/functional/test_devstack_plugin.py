@@ -208,6 +208,7 @@ class TestDevStackPlugin(test_base.TestCase):
                 pass
 
     def _kill_leftovers(self):
+        self._record_pids()   # a phase that timed out recorded nothing
         for pid in self.started:
             if _alive(pid):
                 try:

@@ -37,6 +37,9 @@ TOOLS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.dirname(os.path.abspath(__file__))))), 'tools')
 PLACEMENT_VERSION = 'placement 1.39'
 CONTAINER_VERSION = 'container 1.40'
+# Seconds for one configuration: Keystone, two servers, about 530
+# requests, on a loaded 2-core machine (about 100 s at a load of 20).
+TIME_OUT = 300
 # The keystone_peer user each persona's token is made for.
 PERSONA_USERS = {
     'system_admin': 'admin',
@@ -287,6 +290,10 @@ class TestRoleMatrix(test_base.TestCase):
 
     def setUp(self):
         super().setUp()
+        time_out = int(os.environ.get('OS_TEST_TIMEOUT') or 0)
+        if time_out:
+            self.useFixture(fixtures.Timeout(max(time_out, TIME_OUT),
+                                             gentle=True))
         placement_peer = _tool('placement_peer')
         self.placement_python = placement_peer.installed_python()
         base.require(self, self.placement_python is not None,
