@@ -20,6 +20,7 @@ import time
 import uuid
 
 import fixtures
+from keystoneauth1 import exceptions as ks_exc
 from oslotest import base as oslo_base
 from testtools import content as testtools_content
 
@@ -174,7 +175,7 @@ class Cloud(fixtures.Fixture):
             response = self.admin.get(
                 self.service_url + '/v1/hosts/', raise_exc=False,
                 headers={'OpenStack-API-Version': API_VERSION})
-        except Exception:
+        except ks_exc.ConnectFailure:
             return None   # not listening yet
         if response.status_code != 200:
             return None
@@ -189,15 +190,15 @@ class Browser(fixtures.Fixture):
     """
 
     def _setUp(self):
-        profile = self.useFixture(fixtures.TempDir()).path
+        work = self.useFixture(fixtures.TempDir()).path
+        profile = os.path.join(work, 'profile')
         options = webdriver.ChromeOptions()
         options.binary_location = CHROMIUM
         for flag in CHROMIUM_FLAGS + ('--user-data-dir=' + profile,):
             options.add_argument(flag)
         self.marker = 'chromium-%s' % uuid.uuid4().hex
         service = chrome_service.Service(
-            CHROMEDRIVER, log_output=os.path.join(profile, '..',
-                                                  'chromedriver.log'),
+            CHROMEDRIVER, log_output=os.path.join(work, 'chromedriver.log'),
             env=dict(os.environ, **{local_servers.PROCESS_MARKER:
                                     self.marker}))
         self.driver = webdriver.Chrome(options=options, service=service)
