@@ -130,7 +130,7 @@ class KeystoneCloud(fixtures.Fixture):
             list(args), capture_output=True, text=True, env=env, timeout=120)
 
 
-def _set_up_cloud(test_class, **kwargs):
+def _set_up_cloud(**kwargs):
     """The class's KeystoneCloud; skip (fail in CI) without Keystone."""
     if keystone_peer.installed_python() is None:
         message = ('keystone is not installed (run %s install)' %
@@ -149,7 +149,7 @@ class TestThroughTheCatalog(base.BaseTestCase):
     @classmethod
     def setUpClass(cls):
         super().setUpClass()
-        cls.cloud = _set_up_cloud(cls)
+        cls.cloud = _set_up_cloud()
 
     @classmethod
     def tearDownClass(cls):
@@ -278,7 +278,7 @@ class TestTokenLife(base.BaseTestCase):
     @classmethod
     def setUpClass(cls):
         super().setUpClass()
-        cls.cloud = _set_up_cloud(cls, token_cache_time=cls.CACHE_TIME)
+        cls.cloud = _set_up_cloud(token_cache_time=cls.CACHE_TIME)
 
     @classmethod
     def tearDownClass(cls):
