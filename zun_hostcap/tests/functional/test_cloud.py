@@ -182,6 +182,7 @@ class TestCloud(base.BaseTestCase):
             cls._tear_down_lab()
             raise
         cls.up_seconds = time.monotonic() - started
+        LOG.info('The lab is up in %.1f s', cls.up_seconds)
 
     @classmethod
     def tearDownClass(cls):
