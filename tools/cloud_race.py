@@ -90,7 +90,7 @@ def race_round(urls, prefix, rp_uuid, threads):
                 conn, 'PUT', prefix + '/allocations/%s' % consumer,
                 {'allocations': {rp_uuid: {'resources': {'VCPU': 1}}},
                  'project_id': 'race', 'user_id': 'race',
-                 'consumer_generation': None})
+                 'consumer_generation': None, 'consumer_type': 'INSTANCE'})
         except (OSError, http.client.HTTPException):
             status = 0
         finally:
@@ -168,8 +168,8 @@ def main(argv=None):
                 'placement-%s' % node.name,
                 [sys.executable, os.path.join(os.path.dirname(__file__),
                                               'placement_peer.py'),
-                 'serve', '--port', str(port), '--state-dir', state,
-                 '--connection', url, '--cache-dir', args.cache_dir],
+                 '--cache-dir', args.cache_dir, 'serve', '--port', str(port),
+                 '--state-dir', state, '--connection', url],
                 os.path.join(lab.dir, 'log', 'placement-%s.log' % node.name))
             server.start()
             servers.append((server, 'http://%s:%d' % (benchlib.HOST, port)))

@@ -25,6 +25,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import threading
 import urllib.request
 
 from zun_hostcap.tests.functional import cluster_nodes
@@ -475,15 +476,26 @@ class Lab(object):
         }
 
     def down(self):
-        """Stop every part by its pid, the last started first.
+        """Stop every part by its pid.
 
-        The Galera nodes stop last, node 1 last of all: Galera marks it
+        The services first, together; then the RabbitMQ nodes, together;
+        then the Galera nodes one by one, node 1 last: Galera marks it
         safe to bootstrap the cluster again.
         """
-        order = sorted(self.state['parts'], key=lambda name: (
-            name.startswith('galera'), name.startswith('rabbit'),
-            -int(name[-1]) if name[-1].isdigit() else 0))
-        for name in order:
+        names = list(self.state['parts'])
+        galera = sorted((name for name in names if name.startswith('galera')),
+                        reverse=True)
+        rabbit = [name for name in names if name.startswith('rabbit')]
+        services = [name for name in names
+                    if name not in galera and name not in rabbit]
+        for group in (services, rabbit):
+            threads = [threading.Thread(target=self.part(name).stop)
+                       for name in group]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+        for name in galera:
             self.part(name).stop()
         self.save()
 

@@ -1,9 +1,10 @@
 """The service as a cloud runs it: nothing is lost when a part fails.
 
 One lab (``cloud.Lab``, the one of tools/cloud_lab.py) for the whole
-class: a 3-node MariaDB Galera cluster, a 3-node RabbitMQ cluster with
-quorum queues, HAProxy, two API replicas (replica N writes to Galera
-node N), two conductors, the fleet simulator and a real compute.
+class, whose tests run on one stestr worker (``group_regex``): a 3-node
+MariaDB Galera cluster, a 3-node RabbitMQ cluster with quorum queues,
+HAProxy, two API replicas (replica N writes to Galera node N), two
+conductors, the fleet simulator and a real compute.
 
 - The allocation race across two writers: 50 threads x 5 rounds over
   both replicas against a provider of 10 VCPU; exactly 10 taken each
@@ -11,6 +12,8 @@ node N), two conductors, the fleet simulator and a real compute.
   certification conflicts retried are counted.
 - A Galera node SIGKILLed under a steady write load: no 500, every
   acknowledged write on every node, the node back by IST, no host down.
+- A Galera node that refuses queries: its replica answers 503, HAProxy
+  serves from the other.
 - A RabbitMQ node SIGKILLed and restarted with the fleet running: no
   host down, no call failed beyond its retry, every notification sent
   to a quorum queue received.
@@ -179,6 +182,7 @@ class TestCloud(base.BaseTestCase):
             cls._tear_down_lab()
             raise
         cls.up_seconds = time.monotonic() - started
+        LOG.info('The lab is up in %.1f s', cls.up_seconds)
 
     @classmethod
     def tearDownClass(cls):
