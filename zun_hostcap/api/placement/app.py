@@ -34,6 +34,7 @@ from zun_hostcap.api.placement import auth
 from zun_hostcap.api.placement import errors
 from zun_hostcap.api.placement import routes
 from zun_hostcap.common import metrics
+from zun_hostcap.common import placement_codes as codes
 import zun_hostcap.conf
 
 CONF = zun_hostcap.conf.CONF
@@ -63,7 +64,7 @@ class RequestChecks(object):
             except ValueError:
                 detail = 'content-length header must be an integer'
         if detail is not None:
-            resp = errors.response(400, detail, errors.UNDEFINED,
+            resp = errors.response(400, detail, codes.UNDEFINED,
                                    environ.get('openstack.request_id'),
                                    version=environ.get(
                                        errors.VERSION_ENVIRON))
@@ -95,7 +96,7 @@ class BodySizeLimiter(sizelimit.RequestBodySizeLimiter):
 
 
 def _sanity_response(status, detail, code=None, request_id=None):
-    return errors.response(status, detail, errors.UNDEFINED, request_id)
+    return errors.response(status, detail, codes.UNDEFINED, request_id)
 
 
 def setup_app():

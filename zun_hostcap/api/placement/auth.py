@@ -24,6 +24,7 @@ from keystonemiddleware import auth_token
 
 from zun_hostcap.api import auth as api_auth
 from zun_hostcap.api.placement import errors
+from zun_hostcap.common import placement_codes as codes
 import zun_hostcap.conf
 
 CONF = zun_hostcap.conf.CONF
@@ -48,7 +49,7 @@ class NoAuthMiddleware(object):
             resp = errors.response(
                 401, 'This request needs a token in X-Auth-Token. With '
                      'noauth2 the token is "user[:project]"; the user '
-                     '"admin" is an administrator.', errors.UNDEFINED,
+                     '"admin" is an administrator.', codes.UNDEFINED,
                 environ.get('openstack.request_id'),
                 headers=[('WWW-Authenticate', api_auth.NOAUTH_CHALLENGE)])
             return resp(environ, start_response)

@@ -24,6 +24,7 @@ from zun_hostcap.api.placement import util
 from zun_hostcap.api.schemas.placement import allocation_candidates as schema
 from zun_hostcap.candidates import request as candidate_request
 from zun_hostcap.common import exception
+from zun_hostcap.common import placement_codes as codes
 from zun_hostcap.objects import allocation_candidate
 
 _KEY_PATTERNS = {}
@@ -112,7 +113,7 @@ def _read_same_subtrees(req):
         if '' in suffixes:
             raise errors.error(
                 400, 'Empty string (unsuffixed group) can not be specified '
-                     'in `same_subtree` ', errors.QUERY_BAD_VALUE)
+                     'in `same_subtree` ', codes.QUERY_BAD_VALUE)
         same_subtrees.append(frozenset(suffixes))
     return same_subtrees
 
@@ -128,12 +129,12 @@ def _check_sizes(groups, root_required):
                 400, 'The request group %r names %d resource classes, '
                      'required and member_of values; at most %d are '
                      'allowed.' % (suffix, conditions, MAX_GROUP_CONDITIONS),
-                errors.QUERY_BAD_VALUE)
+                codes.QUERY_BAD_VALUE)
     if len(root_required) > MAX_GROUP_CONDITIONS:
         raise errors.error(
             400, 'root_required names %d traits; at most %d are allowed.'
                  % (len(root_required), MAX_GROUP_CONDITIONS),
-            errors.QUERY_BAD_VALUE)
+            codes.QUERY_BAD_VALUE)
 
 
 def _check_groups(req, groups, same_subtrees):
@@ -144,21 +145,21 @@ def _check_groups(req, groups, same_subtrees):
         if len(resourceless) == len(groups):
             raise errors.error(
                 400, 'There must be at least one resources or '
-                     'resources[$S] parameter.', errors.QUERY_MISSING_VALUE)
+                     'resources[$S] parameter.', codes.QUERY_MISSING_VALUE)
         named = set().union(*same_subtrees)
         unnamed = [suffix for suffix in resourceless if suffix not in named]
         if unnamed:
             raise errors.error(
                 400, 'Resourceless suffixed group request should be '
                      'specified in `same_subtree` query param: bad group(s) '
-                     '- %s.' % unnamed, errors.QUERY_BAD_VALUE)
+                     '- %s.' % unnamed, codes.QUERY_BAD_VALUE)
         unknown = [suffix for suffix in sorted(named)
                    if suffix not in groups]
         if unknown:
             raise errors.error(
                 400, 'Real suffixes should be specified in `same_subtree`: '
                      '%s not found in %s.' % (unknown, list(groups)),
-                errors.QUERY_BAD_VALUE)
+                codes.QUERY_BAD_VALUE)
     else:
         orphans = ['required%s' % suffix for suffix, group in groups.items()
                    if group.required and not group.resources]
@@ -231,7 +232,7 @@ def read_request(req):
         if len(root_required) > 1:
             raise errors.error(
                 400, "Query parameter 'root_required' may be specified "
-                     "only once.", errors.QUERY_DUPLICATE_KEY)
+                     "only once.", codes.QUERY_DUPLICATE_KEY)
         required, forbidden = query.parse_root_required(req, root_required[0])
     same_subtrees = _read_same_subtrees(req)
     groups = _read_groups(req)
@@ -378,22 +379,18 @@ def answer_text(answer, version):
 class AllocationCandidatesController(object):
     """/allocation_candidates."""
 
+    @errors.answers({
+        exception.ResourceClassNotFound: errors.INVALID_RESOURCE_CLASS,
+        exception.TraitNotFound: errors.Fault(400),
+    })
     def get(self, req):
         util.require(req, microversion.ALLOCATION_CANDIDATES)
         util.authorize(req, 'placement:allocation_candidates:list')
         request = read_request(req)
-        try:
-            answer = allocation_candidate.AllocationCandidates.get_by_request(
-                req.context, request,
-                all_classes=util.at_least(
-                    req, microversion.CANDIDATE_ALL_CLASSES),
-                with_traits=util.at_least(
-                    req, microversion.CANDIDATE_TRAITS))
-        except exception.ResourceClassNotFound as exc:
-            raise errors.error(400, 'Invalid resource class in resources '
-                                    'parameter: %s' % exc)
-        except exception.TraitNotFound as exc:
-            raise errors.error(400, str(exc))
+        answer = allocation_candidate.AllocationCandidates.get_by_request(
+            req.context, request,
+            all_classes=util.at_least(req, microversion.CANDIDATE_ALL_CLASSES),
+            with_traits=util.at_least(req, microversion.CANDIDATE_TRAITS))
         resp = util.json_response(req, {})
         resp.body = answer_text(answer, util.version(req)).encode('utf-8')
         return resp

@@ -34,7 +34,9 @@ class _APIProcess(functional_base.ServiceProcess):
         try:
             with urllib.request.urlopen(url, timeout=2) as resp:
                 return resp.status == 200
-        except (urllib.error.URLError, ConnectionError):
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            # TimeoutError: accepted, but no answer within 2 s yet (a
+            # loaded machine); asked again until wait_for gives up.
             return False
 
 
