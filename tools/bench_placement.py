@@ -923,20 +923,34 @@ def received_text(side, off, engines):
     return '\n'.join(lines)
 
 
-def floor(args, rows):
-    """The floor of a pair on MariaDB (``pair_floor``), as text."""
+def floor(args, rows, engines):
+    """The floor of a pair (``pair_floor``) on each engine, as text."""
     pairs = ITERATIONS['pairs'][args.quick] * 5
+    texts = []
     try:
         http_ms = pair_floor.http_floor(Client, pair_body(str(uuid.uuid4())),
                                         pairs)
-        sql_ms = pair_floor.sql_floor(benchlib.MariaDB(args.mysql_url), pairs)
     except Exception as exc:   # noqa: B902  the table stands without it
         return 'floor of a pair not measured: %s: %s' % (
             type(exc).__name__, exc)
-    theirs = [t.rate for engine, key, _o, t in rows
-              if engine == 'mysql' and key == 'pairs' and t.rate]
-    return pair_floor.report(http_ms, sql_ms,
-                             1000.0 / theirs[0] if theirs else None)
+    for engine in engines:
+        try:
+            sql_ms = pair_floor.sql_floor(pair_floor.database_server(
+                engine.name, args.mysql_url, args.postgresql_url), pairs)
+        except Exception as exc:   # noqa: B902  the table stands without it
+            texts.append('floor of a pair on %s not measured: %s: %s' % (
+                engine.name, type(exc).__name__, exc))
+            continue
+        times = {}
+        for name, key, ours, theirs in rows:
+            if name == engine.name and key == 'pairs':
+                times = {side: 1000.0 / result.rate
+                         for side, result in (('ours', ours),
+                                              ('theirs', theirs))
+                         if result.rate}
+        texts.append(pair_floor.report(http_ms, sql_ms, times.get('theirs'),
+                                       engine.name, times.get('ours')))
+    return '\n\n'.join(texts)
 
 
 # Allocation candidates (--candidates)
@@ -1291,9 +1305,8 @@ def main(argv=None):
         print(notifications_table(notification_rows))
         print()
         print(received_text(notifying, ours, engines))
-    if any(engine.name == 'mysql' for engine in engines):
-        print()
-        print(floor(args, rows))
+    print()
+    print(floor(args, rows, engines))
     for profile, title in profiles:
         benchlib.print_profile(profile, title)
     return 0
