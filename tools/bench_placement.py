@@ -1050,10 +1050,16 @@ def run_candidates(args, engines, theirs_python, tmp):
                 candidate_scenarios.QUICK_SCALE if args.quick else 1)
             print('%s: (%s) %s' % (engine.name, scenario.key,
                                    scenario.title), flush=True)
-            ours = _measure_scenario(
-                Ours(scenario.ours_config), engine, tmp,
-                scenario.key, scenario, args.timeout)
+            if not scenario.ours_follows_variants:
+                ours = _measure_scenario(
+                    Ours(scenario.ours_config), engine, tmp,
+                    scenario.key, scenario, args.timeout)
             for variant, config in scenario.variants:
+                if scenario.ours_follows_variants:
+                    ours = _measure_scenario(
+                        Ours(_merged(scenario.ours_config, config)), engine,
+                        tmp, 'o' + scenario.key + variant.replace(' ', '-'),
+                        scenario, args.timeout)
                 theirs = _measure_scenario(
                     Theirs(theirs_python, config), engine, tmp,
                     scenario.key + variant.replace(' ', '-'), scenario,
@@ -1108,9 +1114,10 @@ def candidates_table(rows):
                 notes.append('error: %s %s, %s: %s' % (
                     engine, who, label, figures.error))
             if figures.over is not None:
-                notes.append('%s %s, scheduler loop: %d placements, %d '
-                             'conflicts, %d providers over capacity' % (
-                                 engine, who, figures.ops, figures.conflicts,
+                notes.append('%s %s, scheduler loop (%s): %d placements, '
+                             '%d conflicts, %d providers over capacity' % (
+                                 engine, who, VARIANTS.get(variant, variant),
+                                 figures.ops, figures.conflicts,
                                  figures.over))
     return '\n'.join(lines + ([''] + notes if notes else []))
 

@@ -22,11 +22,14 @@ d. 10,000 empty computes, randomize_allocation_candidates on both:
    limit=1000, and all of them. Target 5x.
 e. DISK_GB from shared pools: 1,000 computes (VCPU, MEMORY_MB) in 10
    aggregates, each with a sharing provider of DISK_GB. Target 5x.
-f. the scheduler loop: 8 client threads each GET candidates (limit=5)
-   then PUT the first that fits as a new consumer's allocations (the
-   next on a conflict), on 200 computes of 4 VCPU, until the cloud is
-   full. Successful placements per second; target 5x; no provider may
-   end over its capacity.
+f. the scheduler loop, modelled on Nova's scheduler: 8 client threads
+   each GET candidates with a limit (20), pick one at random among the
+   first ``host_subset_size`` (1, Nova's default), PUT it as a new
+   consumer's allocations, and on a 409 claim the next alternate in the
+   answer's order, on 200 computes of 4 VCPU, until the cloud is full;
+   with randomize_allocation_candidates off and on, on both servers.
+   Successful placements per second; target 5x; no provider may end
+   over its capacity.
 g. mixed: in one aggregate, 600 flat computes that already hold
    allocations (their DISK_GB from the pool), 200 NUMA trees (a compute
    root, two NUMA nodes with VCPU and MEMORY_MB) and a shared DISK_GB
@@ -115,6 +118,9 @@ class Scenario(object):
     server_per_query = False
     # Run by --candidates without letters; else only when named.
     by_default = True
+    # Ours is served once with ours_config, unless this is True: then
+    # once per variant, with the variant's configuration too.
+    ours_follows_variants = False
 
     def __init__(self, scale=1.0):
         self.scale = scale
@@ -295,6 +301,13 @@ class SchedulerLoop(Scenario):
     title = 'the scheduler loop, 8 threads, 200 computes of 4 VCPU'
     THREADS = 8
     CAPACITY = 4
+    # Nova: [scheduler] max_placement_results (here less than the
+    # computes), [filter_scheduler] host_subset_size (its default).
+    LIMIT = 20
+    HOST_SUBSET_SIZE = 1
+    variants = (('defaults', {}), ('randomize', RANDOMIZE))
+    # Each variant's configuration is given to ours as well.
+    ours_follows_variants = True
 
     def forest(self):
         return [Provider(self.rng, 'loop-%03d' % i, inventory={
@@ -550,17 +563,29 @@ def time_query(make_client, query, timeout):
     return figures
 
 
+def _claim_order(requests, subset_size, rng):
+    """The order a Nova-like scheduler claims ``requests`` in.
+
+    One picked at random among the first ``subset_size`` (Nova's
+    host_subset_size), then the alternates in the answer's order.
+    """
+    first = rng.randrange(min(subset_size, len(requests)))
+    return [requests[first]] + requests[:first] + requests[first + 1:]
+
+
 def scheduler_loop(make_client, scenario, step_error):
     """The scheduler loop; Figures with the placements per second."""
     figures = Figures()
     path = '/allocation_candidates?' + urllib.parse.urlencode(
-        {'resources': 'VCPU:1,MEMORY_MB:512', 'limit': 5}, safe=':,')
+        {'resources': 'VCPU:1,MEMORY_MB:512', 'limit': scenario.LIMIT},
+        safe=':,')
     lock = threading.Lock()
     done = {'placed': 0, 'conflicts': 0, 'full': False, 'latencies': []}
     target = scenario.placements
 
-    def worker():
+    def worker(seed):
         client = make_client()
+        rng = random.Random(seed)
         try:
             while True:
                 with lock:
@@ -574,7 +599,8 @@ def scheduler_loop(make_client, scenario, step_error):
                         done['full'] = True
                     return
                 consumer = str(uuid.uuid4())
-                for request in requests:
+                for request in _claim_order(
+                        requests, scenario.HOST_SUBSET_SIZE, rng):
                     try:
                         client.call('PUT', '/allocations/%s' % consumer, {
                             'allocations': request['allocations'],
@@ -592,8 +618,8 @@ def scheduler_loop(make_client, scenario, step_error):
                     break
         finally:
             client.close()
-    threads = [threading.Thread(target=worker)
-               for _ in range(scenario.THREADS)]
+    threads = [threading.Thread(target=worker, args=(SEED + index,))
+               for index in range(scenario.THREADS)]
     start = time.perf_counter()
     for thread in threads:
         thread.start()
