@@ -1060,10 +1060,14 @@ def run_candidates(args, engines, theirs_python, tmp):
                         Ours(_merged(scenario.ours_config, config)), engine,
                         tmp, 'o' + scenario.key + variant.replace(' ', '-'),
                         scenario, args.timeout)
-                theirs = _measure_scenario(
-                    Theirs(theirs_python, config), engine, tmp,
-                    scenario.key + variant.replace(' ', '-'), scenario,
-                    args.timeout)
+                if args.ours_only:
+                    theirs = {label: candidate_scenarios.Figures(
+                        NOT_MEASURED) for label in ours}
+                else:
+                    theirs = _measure_scenario(
+                        Theirs(theirs_python, config), engine, tmp,
+                        scenario.key + variant.replace(' ', '-'), scenario,
+                        args.timeout)
                 queries = scenario.queries()
                 for label in ours:
                     query = next((q for q in queries if q.label == label),
@@ -1110,6 +1114,8 @@ def candidates_table(rows):
             '%s/%s' % (_count(ours.candidates), _count(theirs.candidates)),
             '%s/%s' % (_count(ours.rss_mb), _count(theirs.rss_mb))))
         for who, figures in (('ours', ours), ('theirs', theirs)):
+            if figures.error == NOT_MEASURED:
+                continue
             if figures.error and not figures.timed_out:
                 notes.append('error: %s %s, %s: %s' % (
                     engine, who, label, figures.error))
@@ -1122,6 +1128,8 @@ def candidates_table(rows):
     return '\n'.join(lines + ([''] + notes if notes else []))
 
 
+# Placement's side of a row with --ours-only.
+NOT_MEASURED = 'not measured (--ours-only)'
 ROW = '%-10s %-52s %-9s %8s %8s %9s %8s %7s %7s %-7s %11s %9s'
 # The Placement settings a row was measured with, in a word.
 VARIANTS = {'': 'defaults', 'defaults': 'defaults',
@@ -1225,6 +1233,10 @@ def main(argv=None):
                         'letters KEYS names) instead of the steps; with '
                         '--quick, small forests and few requests (a smoke '
                         'run)')
+    parser.add_argument('--ours-only', action='store_true',
+                        help='with --candidates: serve ours only, not '
+                        'Placement (how our time grows with the forest, '
+                        'on the 50,000 computes of h)')
     parser.add_argument('--timeout', type=int, default=TIMEOUT,
                         help='seconds a candidates query may take '
                         '(default %(default)s)')
