@@ -49,28 +49,13 @@ CONF = zun_hostcap.conf.CONF
 HEALTHCHECK_PATH = '/healthcheck'
 
 
-class _HealthcheckRoute(object):
-    """Sends GET and HEAD /healthcheck to the healthcheck app.
-
-    The rest goes to the API, which answers other methods on the path
-    with its 405 document.
-    """
-
-    def __init__(self, application, healthcheck_app):
-        self.application = application
-        self.healthcheck_app = healthcheck_app
-
-    def __call__(self, environ, start_response):
-        if environ.get('PATH_INFO') == HEALTHCHECK_PATH:
-            if environ.get('REQUEST_METHOD') in ('GET', 'HEAD'):
-                return self.healthcheck_app(environ, start_response)
-            resp = errors.response(
-                405, errors.detail_for_status(webob.Request(environ), 405),
-                errors.code_for_status(405),
-                environ.get('openstack.request_id'),
-                headers=[('Allow', 'GET, HEAD')])
-            return resp(environ, start_response)
-        return self.application(environ, start_response)
+def _healthcheck_method_not_allowed(environ, start_response):
+    """The 405 document of a method /healthcheck does not take."""
+    resp = errors.response(
+        405, errors.detail_for_status(webob.Request(environ), 405),
+        errors.code_for_status(405), environ.get('openstack.request_id'),
+        headers=[('Allow', 'GET, HEAD')])
+    return resp(environ, start_response)
 
 
 def setup_pecan_app():
@@ -102,12 +87,15 @@ def setup_app(metrics_path=True):
     app = middleware.RequestSanity(app)
     app = errors.ErrorDocumentMiddleware(app)
     # The Placement API has its own authentication, versions and errors.
-    app = placement_app.PathRoute(
+    app = middleware.PathRoute(
         app, {placement_app.PREFIX: placement_app.setup_app()})
     if CONF.cors.allowed_origin:
         # Without origins it would only turn every OPTIONS into a 200.
         app = cors.CORS(app, CONF)
-    app = _HealthcheckRoute(app, healthcheck.Healthcheck(None, CONF))
+    app = middleware.PathRoute(
+        app, {HEALTHCHECK_PATH: healthcheck.Healthcheck(None, CONF)},
+        exact=True, methods=('GET', 'HEAD'),
+        other_methods=_healthcheck_method_not_allowed)
     if counting and metrics_path:
         app = metrics_api.MetricsRoute(app)
     app = middleware.RequestLogContext(app)

@@ -11,6 +11,8 @@
   route that takes a body reads it with ``zun_hostcap.api.body``.
 - ``AcceptGuard``: an Accept header that does not take JSON is set aside
   and noted, for the route to refuse (406) once it is known to exist.
+- ``PathRoute``: a path (the healthcheck) or a prefix (/placement) sent
+  to an application of its own.
 """
 
 import io
@@ -178,3 +180,42 @@ def raw_body(request):
     except ValueError:
         length = 0
     return held['type'], held['input'], length
+
+
+class PathRoute(object):
+    """Sends requests for a path, or under a prefix, to another application.
+
+    ``routes`` is {path or prefix: application}. With ``exact`` only the
+    path itself is routed (and left as it is); otherwise the prefix
+    moves from PATH_INFO to SCRIPT_NAME, as a WSGI mount does, so that
+    links the mounted application builds keep it.
+
+    With ``methods`` (a tuple, exact routes), another method on the path
+    goes to ``other_methods``, an application that refuses it.
+    """
+
+    def __init__(self, application, routes, exact=False, methods=None,
+                 other_methods=None):
+        self.application = application
+        self.routes = routes
+        self.exact = exact
+        self.methods = methods
+        self.other_methods = other_methods
+
+    def __call__(self, environ, start_response):
+        path = environ.get('PATH_INFO', '')
+        for prefix, target in self.routes.items():
+            if path == prefix or (not self.exact and
+                                  path.startswith(prefix + '/')):
+                if (self.methods is not None and
+                        environ.get('REQUEST_METHOD') not in self.methods):
+                    return self.other_methods(environ, start_response)
+                if not self.exact:
+                    script = environ.get('SCRIPT_NAME', '')
+                    # Some test transports (gabbi's with a prefix) name
+                    # the prefix in SCRIPT_NAME and PATH_INFO both.
+                    if not script.endswith(prefix):
+                        environ['SCRIPT_NAME'] = script + prefix
+                    environ['PATH_INFO'] = path[len(prefix):]
+                return target(environ, start_response)
+        return self.application(environ, start_response)

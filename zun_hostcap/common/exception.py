@@ -7,6 +7,8 @@ error document.
 
 from oslo_log import log as logging
 
+from zun_hostcap.common import placement_codes as codes
+
 LOG = logging.getLogger(__name__)
 
 
@@ -155,7 +157,7 @@ class ContainerRuntimeUnavailable(ZunHostcapException):
 
 class PlacementError(ZunHostcapException):
     """Base of the errors of the resource provider model."""
-    error_code = 'placement.undefined_code'
+    error_code = codes.UNDEFINED
 
 
 class PlacementNotFound(PlacementError):
@@ -175,30 +177,30 @@ class PlacementInvalid(PlacementError):
 
 class ResourceProviderNotFound(PlacementNotFound):
     msg_fmt = 'No resource provider with uuid %(uuid)s found.'
-    error_code = 'placement.resource_provider.not_found'
+    error_code = codes.PROVIDER_NOT_FOUND
 
 
 class ResourceProviderExists(PlacementConflict):
     msg_fmt = ('Conflicting resource provider %(field)s: %(value)s '
                'already exists.')
-    error_code = 'placement.duplicate_name'
+    error_code = codes.DUPLICATE_NAME
 
 
 class ResourceProviderInUse(PlacementConflict):
     msg_fmt = 'Unable to delete resource provider %(uuid)s: %(reason)s'
-    error_code = 'placement.resource_provider.inuse'
+    error_code = codes.PROVIDER_IN_USE
 
 
 class CannotDeleteParentResourceProvider(PlacementConflict):
     msg_fmt = ('Unable to delete parent resource provider %(uuid)s: It '
                'has child resource providers.')
-    error_code = 'placement.resource_provider.cannot_delete_parent'
+    error_code = codes.PROVIDER_CANNOT_DELETE_PARENT
 
 
 class ConcurrentUpdateDetected(PlacementConflict):
     msg_fmt = ('Another thread concurrently updated the data. Please '
                'retry your update')
-    error_code = 'placement.concurrent_update'
+    error_code = codes.CONCURRENT_UPDATE
 
 
 class ResourceProviderConcurrentUpdate(ConcurrentUpdateDetected):
@@ -269,7 +271,7 @@ class InventoryExists(ConcurrentUpdateDetected):
 class InventoryInUse(PlacementConflict):
     msg_fmt = ('Inventory for %(resource_classes)s on resource provider '
                '%(uuid)s in use.')
-    error_code = 'placement.inventory.inuse'
+    error_code = codes.INVENTORY_INUSE
 
 
 class InvalidInventory(PlacementInvalid):

@@ -21,6 +21,7 @@ from keystoneauth1 import loading as ks_loading
 from oslo_log import log as logging
 
 from zun_hostcap.common import exception
+from zun_hostcap.common import placement_codes as codes
 import zun_hostcap.conf
 from zun_hostcap.conf import placement as placement_conf
 
@@ -46,7 +47,6 @@ RETRIES = 4
 NOAUTH_AUTH_TYPE = 'admin_token'
 NOAUTH_SERVICE_ROLES = 'admin,service'
 
-CONCURRENT_UPDATE = 'placement.concurrent_update'
 
 # What a request of this client may fail with.
 FAILURES = (exception.PlacementRequestFailed,
@@ -213,7 +213,8 @@ class ReportClient(object):
             ``_with_retries``).
         """
         resp = self._request('PUT', path, body)
-        if resp.status_code == 409 and _error_code(resp) == CONCURRENT_UPDATE:
+        if (resp.status_code == 409 and
+                _error_code(resp) == codes.CONCURRENT_UPDATE):
             raise GenerationConflict()
         if resp.status_code != 200:
             raise self._failed('PUT', path, resp)
@@ -461,7 +462,8 @@ class ReportClient(object):
         if CONF.placement.auth_type == NOAUTH_AUTH_TYPE:
             headers = {'X-Roles': NOAUTH_SERVICE_ROLES}
         resp = self._request('POST', '/reshaper', body, headers)
-        if resp.status_code == 409 and _error_code(resp) == CONCURRENT_UPDATE:
+        if (resp.status_code == 409 and
+                _error_code(resp) == codes.CONCURRENT_UPDATE):
             raise GenerationConflict()
         if resp.status_code != 204:
             raise self._failed('POST', '/reshaper', resp)
@@ -494,7 +496,7 @@ class ReportClient(object):
             if resp.status_code == 204:
                 return True
             if (resp.status_code != 409 or
-                    _error_code(resp) != CONCURRENT_UPDATE):
+                    _error_code(resp) != codes.CONCURRENT_UPDATE):
                 raise self._failed('PUT', path, resp)
             LOG.debug('Allocations of %s changed meanwhile; reading them '
                       'again', consumer_uuid)

@@ -38,7 +38,7 @@ def _held_values(objinst):
     """
     held = {}
     for name, field in objinst.fields.items():
-        value = getattr(objinst, '_obj_' + name, _UNSET)
+        value = objects_base.stored(objinst, name, _UNSET)
         if value is _UNSET:
             continue
         held[name] = (value, None if isinstance(value, _IMMUTABLE) else
@@ -55,7 +55,7 @@ def _updates(objinst, before):
     """
     updates = {}
     for name, field in objinst.fields.items():
-        value = getattr(objinst, '_obj_' + name, _UNSET)
+        value = objects_base.stored(objinst, name, _UNSET)
         if value is _UNSET:
             continue
         old, old_primitive = before.get(name, (_UNSET, None))

@@ -1,6 +1,6 @@
 """[placement]: how the compute reaches a Placement service, and how the
-API's own /placement searches allocation candidates and how large a body
-it takes.
+API's own /placement searches allocation candidates, how often it tries
+a write of allocations, and how large a body it takes.
 
 keystoneauth1's own options, registered through its loading helpers as
 every OpenStack service does it: the session (TLS, timeout), the auth
@@ -66,6 +66,23 @@ candidate_opts = [
 ]
 
 
+# How /placement writes allocations: OpenStack Placement's option.
+allocation_opts = [
+    cfg.IntOpt(
+        'allocation_conflict_retry_count',
+        default=10,
+        min=1,
+        help='How many times /placement tries a write of allocations (PUT '
+             'and POST /allocations, POST /reshaper) whose resource '
+             'providers another writer changed meanwhile, before it '
+             'answers 409 placement.concurrent_update. Each attempt reads '
+             'the providers again and checks capacity again. Raise it '
+             'where many schedulers allocate from the same providers at '
+             'once and clients see such 409s; the same option as in '
+             'OpenStack Placement, with its default.'),
+]
+
+
 # The size of the bodies /placement takes.
 api_opts = [
     cfg.IntOpt(
@@ -87,6 +104,7 @@ api_opts = [
 def register_opts(conf):
     conf.register_group(placement_group)
     conf.register_opts(candidate_opts, group=placement_group)
+    conf.register_opts(allocation_opts, group=placement_group)
     conf.register_opts(api_opts, group=placement_group)
     ks_loading.register_session_conf_options(conf, placement_group)
     ks_loading.register_auth_conf_options(conf, placement_group)
@@ -105,7 +123,7 @@ def list_opts():
     cfg.set_defaults(adapter_opts, service_type=SERVICE_TYPE,
                      valid_interfaces=['internal', 'public'])
     return {placement_group: (
-        candidate_opts + api_opts +
+        candidate_opts + allocation_opts + api_opts +
         ks_loading.get_session_conf_options() +
         ks_loading.get_auth_common_conf_options() +
         ks_loading.get_auth_plugin_conf_options('password') +

@@ -2,17 +2,15 @@
 
 Not a versioned object: the answer is computed for one request and
 rendered at once, never stored or sent over RPC (as in Placement). The
-request's parts are plain frozen dataclasses of the search.
+request is a zun_hostcap.candidates.request.CandidateRequest, plain
+frozen dataclasses the API builds.
 """
 
+from zun_hostcap.candidates import request as candidate_request
 import zun_hostcap.conf
-from zun_hostcap.db.sqlalchemy.placement import candidate_search
 from zun_hostcap.db.sqlalchemy.placement import candidates as candidate_db
 
 CONF = zun_hostcap.conf.CONF
-
-RequestGroup = candidate_search.RequestGroup
-CandidateRequest = candidate_search.CandidateRequest
 
 
 class AllocationCandidates(object):
@@ -20,7 +18,7 @@ class AllocationCandidates(object):
     @staticmethod
     def search_options():
         """The [placement] options of the search, as set now."""
-        return candidate_search.SearchOptions(
+        return candidate_request.SearchOptions(
             randomize=CONF.placement.randomize_allocation_candidates,
             max_candidates=CONF.placement.max_allocation_candidates,
             strategy=(CONF.placement.

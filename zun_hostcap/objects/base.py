@@ -10,6 +10,34 @@ remotable = ovo_base.remotable
 remotable_classmethod = ovo_base.remotable_classmethod
 
 
+# oslo.versionedobjects keeps the value of a field ``name`` in the
+# object's attribute ``_obj_<name>``, behind the field's property (which
+# coerces on set and lazy-loads an unset field on get). The paths where
+# that machinery costs more than the work itself (building thousands of
+# objects, serialising them, diffing them in the conductor) reach the
+# attribute through these accessors, the one place that names it.
+
+def stored_attribute(name):
+    """The attribute in which an object holds the value of field ``name``."""
+    return '_obj_' + name
+
+
+def stored(obj, name, default=None):
+    """The value ``obj`` holds for field ``name``, or ``default`` if unset.
+
+    No lazy load.
+    """
+    return getattr(obj, '_obj_' + name, default)
+
+
+def store(obj, name, value):
+    """Hold ``value`` for field ``name``: no coercion, not marked changed.
+
+    For values already of the field's type (read from the database).
+    """
+    setattr(obj, '_obj_' + name, value)
+
+
 class ZunHostcapObjectRegistry(ovo_base.VersionedObjectRegistry):
     """Registry of every object; exposes each on ``zun_hostcap.objects``."""
 
@@ -49,7 +77,7 @@ class ZunHostcapObject(ovo_base.VersionedObject):
         marked changed.
         """
         for name, value in values.items():
-            setattr(self, '_obj_' + name, value)
+            store(self, name, value)
         self._changed_fields = set()
         return self
 

@@ -187,7 +187,7 @@ class ComputeNode(base.ZunHostcapPersistentObject, base.ZunHostcapObject):
         # changed object in it: only two fields can hold one.
         changes = set(self._changed_fields)
         for name in _STRUCTURED_FIELDS:
-            value = getattr(self, '_obj_' + name, None)
+            value = base.stored(self, name)
             if value is not None and value.obj_what_changed():
                 changes.add(name)
         return changes
@@ -208,14 +208,13 @@ class ComputeNode(base.ZunHostcapPersistentObject, base.ZunHostcapObject):
         for name in node.fields:
             if name in _LOADED_FIELDS:
                 continue
-            attr = '_obj_' + name
             value = getattr(db_node, name)
-            held = getattr(node, attr, _UNSET)
+            held = base.stored(node, name, _UNSET)
             if _holds(held, name, value):
                 if name in _STRUCTURED_FIELDS and held is not None:
                     held.obj_reset_changes(recursive=True)
                 continue
-            setattr(node, attr, _from_row_value(name, value))
+            base.store(node, name, _from_row_value(name, value))
         node._changed_fields = set()
         return node
 

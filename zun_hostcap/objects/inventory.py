@@ -19,7 +19,6 @@ from zun_hostcap.objects.notifications import resource_provider as \
 
 # The values of the fields a client leaves out.
 DEFAULTS = inv_db.DEFAULTS
-MAX_INT = inv_db.MAX_INT
 
 _FIELDS = inv_db.FIELDS
 
@@ -71,8 +70,8 @@ class Inventory(base.ZunHostcapPersistentObject, base.ZunHostcapObject):
 
     def _stored(self, generation, record):
         for key, value in record.items():
-            setattr(self, '_obj_' + key, value)
-        self._obj_resource_provider_generation = generation
+            base.store(self, key, value)
+        base.store(self, 'resource_provider_generation', generation)
         self._changed_fields = set()
         return self
 

@@ -87,7 +87,7 @@ class ResourceProvider(base.ZunHostcapPersistentObject,
     def get_aggregates(self):
         """The uuids of its aggregates (and its generation is refreshed)."""
         generation, uuids = agg_db.get_by_provider(self._context, self.uuid)
-        self._obj_generation = generation
+        base.store(self, 'generation', generation)
         return uuids
 
     def set_aggregates(self, aggregate_uuids, increment_generation=False):
@@ -99,17 +99,17 @@ class ResourceProvider(base.ZunHostcapPersistentObject,
         :raises ResourceProviderConcurrentUpdate: the generation moved.
         """
         report = notification_base.write_report()
-        self._obj_generation = agg_db.set_for_provider(
+        base.store(self, 'generation', agg_db.set_for_provider(
             self._context, self.uuid, aggregate_uuids,
             self.generation if increment_generation else None,
-            report=report)
+            report=report))
         if report is not None and report.changed:
             notifications.aggregates_changed(
                 self._context, self.uuid, self.generation, report.state)
 
 
 # Where a ResourceProvider keeps each value of a database row.
-_STORED_KEYS = tuple('_obj_' + name for name in rp_db.KEYS)
+_STORED_KEYS = tuple(base.stored_attribute(name) for name in rp_db.KEYS)
 
 
 @base.ZunHostcapObjectRegistry.register

@@ -34,6 +34,7 @@ from zun_hostcap.api.placement import auth
 from zun_hostcap.api.placement import errors
 from zun_hostcap.api.placement import routes
 from zun_hostcap.common import metrics
+from zun_hostcap.common import placement_codes as codes
 import zun_hostcap.conf
 
 CONF = zun_hostcap.conf.CONF
@@ -63,7 +64,7 @@ class RequestChecks(object):
             except ValueError:
                 detail = 'content-length header must be an integer'
         if detail is not None:
-            resp = errors.response(400, detail, errors.UNDEFINED,
+            resp = errors.response(400, detail, codes.UNDEFINED,
                                    environ.get('openstack.request_id'),
                                    version=environ.get(
                                        errors.VERSION_ENVIRON))
@@ -95,7 +96,7 @@ class BodySizeLimiter(sizelimit.RequestBodySizeLimiter):
 
 
 def _sanity_response(status, detail, code=None, request_id=None):
-    return errors.response(status, detail, errors.UNDEFINED, request_id)
+    return errors.response(status, detail, codes.UNDEFINED, request_id)
 
 
 def setup_app():
@@ -122,9 +123,9 @@ def setup_standalone_app():
     if CONF.cors.allowed_origin:
         # Without origins it would only turn every OPTIONS into a 200.
         app = cors.CORS(app, CONF)
-    app = PathRoute(app, {'/healthcheck': healthcheck.Healthcheck(None,
-                                                                  CONF)},
-                    exact=True)
+    app = middleware.PathRoute(
+        app, {'/healthcheck': healthcheck.Healthcheck(None, CONF)},
+        exact=True)
     if counting:
         app = metrics_api.MetricsRoute(app)
     app = middleware.RequestLogContext(app)
@@ -132,32 +133,3 @@ def setup_standalone_app():
         app = metrics_api.RequestMetrics(app)
     app = request_id.RequestId(app)
     return http_proxy_to_wsgi.HTTPProxyToWSGI(app, CONF)
-
-
-class PathRoute(object):
-    """Sends requests under a prefix to another application.
-
-    With ``exact`` only the path itself is routed (and left as it is);
-    otherwise the prefix moves from PATH_INFO to SCRIPT_NAME, as a WSGI
-    mount does, so that links the mounted application builds keep it.
-    """
-
-    def __init__(self, application, routes, exact=False):
-        self.application = application
-        self.routes = routes
-        self.exact = exact
-
-    def __call__(self, environ, start_response):
-        path = environ.get('PATH_INFO', '')
-        for prefix, target in self.routes.items():
-            if path == prefix or (not self.exact and
-                                  path.startswith(prefix + '/')):
-                if not self.exact:
-                    script = environ.get('SCRIPT_NAME', '')
-                    # Some test transports (gabbi's with a prefix) name
-                    # the prefix in SCRIPT_NAME and PATH_INFO both.
-                    if not script.endswith(prefix):
-                        environ['SCRIPT_NAME'] = script + prefix
-                    environ['PATH_INFO'] = path[len(prefix):]
-                return target(environ, start_response)
-        return self.application(environ, start_response)

@@ -24,6 +24,7 @@ from keystonemiddleware import auth_token
 
 from zun_hostcap.api import auth as api_auth
 from zun_hostcap.api.placement import errors
+from zun_hostcap.common import placement_codes as codes
 import zun_hostcap.conf
 
 CONF = zun_hostcap.conf.CONF
@@ -48,7 +49,7 @@ class NoAuthMiddleware(object):
             resp = errors.response(
                 401, 'This request needs a token in X-Auth-Token. With '
                      'noauth2 the token is "user[:project]"; the user '
-                     '"admin" is an administrator.', errors.UNDEFINED,
+                     '"admin" is an administrator.', codes.UNDEFINED,
                 environ.get('openstack.request_id'),
                 headers=[('WWW-Authenticate', api_auth.NOAUTH_CHALLENGE)])
             return resp(environ, start_response)
@@ -70,22 +71,6 @@ class NoAuthMiddleware(object):
         return self.application(environ, start_response)
 
 
-class PublicRoutes(object):
-    """The version document goes around authentication."""
-
-    def __init__(self, authenticated, public):
-        self.authenticated = authenticated
-        self.public = public
-
-    def __call__(self, environ, start_response):
-        if environ.get('PATH_INFO', '') in PUBLIC_PATHS:
-            for key in [key for key in environ
-                        if key.startswith(api_auth._IDENTITY_HEADER_PREFIXES)]:
-                del environ[key]
-            return self.public(environ, start_response)
-        return self.authenticated(environ, start_response)
-
-
 def wrap(application):
     """``application`` behind the configured ``[api] auth_strategy``."""
     if CONF.api.auth_strategy == 'noauth2':
@@ -93,4 +78,5 @@ def wrap(application):
     else:
         authenticated = api_auth.KeystoneErrorsMiddleware(
             auth_token.AuthProtocol(application, {}))
-    return PublicRoutes(authenticated, application)
+    return api_auth.PublicRoutesMiddleware(authenticated, application,
+                                           PUBLIC_PATHS)

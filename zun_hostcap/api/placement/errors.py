@@ -20,6 +20,7 @@ raise our exceptions (``zun_hostcap.common.exception.Placement*``), which
 carry status and code, or ``error()`` for the rest.
 """
 
+import functools
 import time
 
 from oslo_log import log as logging
@@ -32,6 +33,7 @@ from zun_hostcap.api import errors as api_errors
 from zun_hostcap.api import middleware
 from zun_hostcap.api.placement import microversion
 from zun_hostcap.common import exception
+from zun_hostcap.common import placement_codes as codes
 import zun_hostcap.conf
 from zun_hostcap.db import api as db_api
 
@@ -41,20 +43,8 @@ LOG = logging.getLogger(__name__)
 # Where the negotiated version is kept in the WSGI environ.
 VERSION_ENVIRON = 'placement.microversion'
 
-UNDEFINED = 'placement.undefined_code'
-CONCURRENT_UPDATE = 'placement.concurrent_update'
-DUPLICATE_NAME = 'placement.duplicate_name'
-INVENTORY_INUSE = 'placement.inventory.inuse'
-PROVIDER_IN_USE = 'placement.resource_provider.inuse'
-PROVIDER_CANNOT_DELETE_PARENT = (
-    'placement.resource_provider.cannot_delete_parent')
-PROVIDER_NOT_FOUND = 'placement.resource_provider.not_found'
-QUERY_DUPLICATE_KEY = 'placement.query.duplicate_key'
-QUERY_BAD_VALUE = 'placement.query.bad_value'
-QUERY_MISSING_VALUE = 'placement.query.missing_value'
 
-
-def error(status, detail, code=UNDEFINED, headers=None):
+def error(status, detail, code=codes.UNDEFINED, headers=None):
     """A webob exception that becomes our error document.
 
     ``raise errors.error(400, 'Invalid uuid')``.
@@ -62,6 +52,79 @@ def error(status, detail, code=UNDEFINED, headers=None):
     cls = webob.exc.status_map[status]
     exc = cls(detail, comment=code, headers=headers)
     return exc
+
+
+class Fault(object):
+    """How a handler answers one exception of the model.
+
+    :param status: the HTTP status.
+    :param detail: a ``str.format`` template of ``message`` (the
+        exception's message), the exception's keyword arguments and,
+        where they do not say, the controller's attributes
+        (``provider_uuid``, ``resource_class``: the URL's names); None
+        for the exception's message.
+    :param code: the error code (as ``error``'s, undefined unless
+        given).
+    """
+
+    def __init__(self, status, detail=None, code=codes.UNDEFINED):
+        self.status = status
+        self.detail = detail
+        self.code = code
+
+    def error(self, exc=None, names=()):
+        """The webob exception of ``exc``, raised in a handler of ``names``.
+
+        Without ``exc``: a refusal of the handler's own.
+        """
+        if self.detail is None:
+            detail = exc.message
+        else:
+            values = dict(names)
+            if exc is not None:
+                values.update(exc.kwargs, message=exc.message)
+            detail = self.detail.format(**values)
+        return error(self.status, detail, self.code)
+
+
+# The faults several handlers answer in the same words.
+PROVIDER_NOT_FOUND = Fault(
+    404, 'No resource provider with uuid {provider_uuid} found')
+# A generation the client sent that is not the provider's (PUT of its
+# traits, or of its aggregates from 1.19).
+GENERATION_CONFLICT = Fault(
+    409, "Resource provider's generation already changed. Please update "
+         "the generation and try again.", codes.CONCURRENT_UPDATE)
+UPDATE_CONFLICT = Fault(409, 'Update conflict: {message}',
+                        codes.CONCURRENT_UPDATE)
+# An unknown class in a query's resources (lists and candidates).
+INVALID_RESOURCE_CLASS = Fault(
+    400, 'Invalid resource class in resources parameter: {message}')
+
+
+def answers(faults):
+    """A controller method whose exceptions ``faults`` names become errors.
+
+    ``faults`` is {exception class, or a tuple of them: Fault}, tried in
+    order as except clauses are; the exceptions it does not name keep
+    their own status, message and code (``for_exception``).
+    ``vars(controller)`` are the names a detail may use.
+    """
+    caught = tuple(cls for key in faults
+                   for cls in (key if isinstance(key, tuple) else (key,)))
+
+    def decorate(method):
+        @functools.wraps(method)
+        def handler(controller, req, *args, **kwargs):
+            try:
+                return method(controller, req, *args, **kwargs)
+            except caught as exc:
+                for key, fault in faults.items():
+                    if isinstance(exc, key):
+                        raise fault.error(exc, vars(controller))
+                raise
+        return handler
+    return decorate
 
 
 def _title(status):
@@ -127,7 +190,7 @@ def document(status, detail, code=None, request_id=None, version=None,
              'detail': full_detail(status, detail, environ),
              'request_id': request_id or ''}
     if version is not None and version >= microversion.ERROR_CODES:
-        entry['code'] = code or UNDEFINED
+        entry['code'] = code or codes.UNDEFINED
     return {'errors': [entry]}
 
 
@@ -211,7 +274,7 @@ def for_exception(req, exc):
     version = environ.get(VERSION_ENVIRON)
     if isinstance(exc, webob.exc.HTTPException):
         code = exc.comment if (exc.comment or '').startswith(
-            'placement.') else UNDEFINED
+            'placement.') else codes.UNDEFINED
         detail = (exc.detail if exc.comment else
                   _detail_for_status(req, exc.code) or
                   exc.detail or exc.explanation)
@@ -228,17 +291,17 @@ def for_exception(req, exc):
                          'status': exc.code,
                          'message': exc.kwargs.get('reason', exc.message)})
         return response(exc.code, exc.message,
-                        getattr(exc, 'error_code', UNDEFINED), request_id,
-                        version=version, environ=environ)
+                        getattr(exc, 'error_code', codes.UNDEFINED),
+                        request_id, version=version, environ=environ)
     if isinstance(exc, (oslo_policy.PolicyNotAuthorized,
                         oslo_policy.InvalidScope)):
-        return response(403, str(exc), UNDEFINED, request_id,
+        return response(403, str(exc), codes.UNDEFINED, request_id,
                         version=version)
     LOG.exception('Unexpected error serving %(method)s %(path)s',
                   {'method': req.method,
                    'path': api_errors.safe_path(environ)})
     return response(500, 'The server hit an unexpected error; its log has '
-                         'the details.', UNDEFINED, request_id,
+                         'the details.', codes.UNDEFINED, request_id,
                     version=version)
 
 
@@ -282,7 +345,7 @@ class ErrorDocumentMiddleware(object):
             req = webob.Request(environ)
             detail = (_detail_for_status(req, status_int) or
                       api_errors._detail_of(body, status))
-            resp = response(status_int, detail, UNDEFINED,
+            resp = response(status_int, detail, codes.UNDEFINED,
                             environ.get('openstack.request_id'), headers,
                             environ.get(VERSION_ENVIRON), environ)
             status, headers, body = resp.status, resp.headerlist, resp.body
@@ -314,7 +377,7 @@ class MicroversionMiddleware(object):
         try:
             version = microversion.version_from_environ(environ)
         except microversion.InvalidVersion as exc:
-            resp = response(exc.status, exc.detail, UNDEFINED,
+            resp = response(exc.status, exc.detail, codes.UNDEFINED,
                             environ.get('openstack.request_id'),
                             environ=environ)
             return resp(environ, start_response)

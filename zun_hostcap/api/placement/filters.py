@@ -18,6 +18,7 @@ from oslo_utils import uuidutils
 from zun_hostcap.api.placement import errors
 from zun_hostcap.api.placement import microversion
 from zun_hostcap.api.placement import util
+from zun_hostcap.common import placement_codes as codes
 
 _RESOURCES_FORM = ('Badly formed resources parameter. Expected resources '
                    'query string parameter in form: '
@@ -159,7 +160,7 @@ def parse_root_required(req, value):
         raise errors.error(
             400, 'Conflicting required and forbidden traits found in '
                  'root_required: %s' % ', '.join(sorted(conflicts)),
-            errors.QUERY_BAD_VALUE)
+            codes.QUERY_BAD_VALUE)
     return required, forbidden
 
 

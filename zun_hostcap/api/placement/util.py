@@ -29,6 +29,7 @@ from zun_hostcap.api import body as api_body
 from zun_hostcap.api import middleware
 from zun_hostcap.api.placement import errors
 from zun_hostcap.api.placement import microversion
+from zun_hostcap.common import placement_codes as codes
 from zun_hostcap.common import policy
 
 _FORMAT_CHECKER = jsonschema.FormatChecker()
@@ -214,7 +215,7 @@ def query(req, schema=None, repeatable=()):
         elif key in params:
             raise errors.error(
                 400, 'Query parameter %r may be given only once.' % key,
-                errors.QUERY_DUPLICATE_KEY)
+                codes.QUERY_DUPLICATE_KEY)
         else:
             params[key] = value
     if schema is not None:
@@ -224,7 +225,7 @@ def query(req, schema=None, repeatable=()):
             raise errors.error(
                 400, 'Invalid query string parameters%s: %s.' % (
                     ' (%s)' % where if where else '', problem.message),
-                errors.QUERY_BAD_VALUE)
+                codes.QUERY_BAD_VALUE)
     return params
 
 

@@ -1,11 +1,18 @@
-"""The README's database examples work as written with the install extras."""
+"""What the package installs: its requirements and its extras.
+
+Every distribution the code imports is a requirement; the README's
+database examples work as written with the install extras.
+"""
 
 import configparser
+from importlib import metadata
 import os
 import re
+import sys
 
 from zun_hostcap.common import config_check
 from zun_hostcap.tests import base
+from zun_hostcap.tests.unit import test_layering
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))))
@@ -13,6 +20,48 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
 # Backend of a URL -> the extra that installs its driver, and the driver.
 EXTRAS = {'mysql': ('mysql', 'pymysql', 'PyMySQL'),
           'postgresql': ('postgresql', 'psycopg', 'psycopg')}
+
+
+def _normalized(name):
+    return re.sub(r'[-_.]+', '-', name).lower()
+
+
+def _requirements():
+    """The normalised names of the distributions requirements.txt lists."""
+    names = set()
+    with open(os.path.join(REPO, 'requirements.txt')) as f:
+        for line in f:
+            line = line.split('#')[0].strip()
+            if line:
+                names.add(_normalized(re.split(r'[<>=!~\[;\s]', line)[0]))
+    return names
+
+
+def _imported_top_names():
+    """{top-level module: [file]} of what the package (not tests) imports."""
+    found = {}
+    for path in test_layering.source_files():
+        for _line, module in test_layering.all_imports(path):
+            found.setdefault(module.split('.')[0], []).append(
+                os.path.relpath(path, REPO))
+    return found
+
+
+class TestRequirements(base.TestCase):
+
+    def test_every_imported_distribution_is_a_requirement(self):
+        required = _requirements()
+        providers = metadata.packages_distributions()
+        missing = {}
+        for top, files in sorted(_imported_top_names().items()):
+            if top in sys.stdlib_module_names or top == 'zun_hostcap':
+                continue
+            distributions = {_normalized(name)
+                             for name in providers.get(top, [top])}
+            if not distributions & required:
+                missing[top] = sorted(set(files))
+        self.assertEqual({}, missing,
+                         'add the distribution of each to requirements.txt')
 
 
 class TestDatabaseExtras(base.TestCase):

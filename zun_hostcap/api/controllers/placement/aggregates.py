@@ -13,9 +13,6 @@ from zun_hostcap.api.schemas.placement import aggregates as schema
 from zun_hostcap.common import exception
 from zun_hostcap import objects
 
-_GENERATION_MOVED = ("Resource provider's generation already changed. "
-                     "Please update the generation and try again.")
-
 
 def _document(req, provider, aggregate_uuids):
     data = {'aggregates': aggregate_uuids}
@@ -39,6 +36,8 @@ class ProviderAggregatesController(object):
         aggregate_uuids = provider.get_aggregates()
         return _document(req, provider, aggregate_uuids)
 
+    @errors.answers({exception.ConcurrentUpdateDetected:
+                     errors.UPDATE_CONFLICT})
     def put(self, req):
         """PUT /resource_providers/{uuid}/aggregates: the whole set."""
         util.require(req, microversion.AGGREGATES)
@@ -51,8 +50,7 @@ class ProviderAggregatesController(object):
         if with_generation:
             data = util.read_json(req, schema.PUT_AGGREGATES_v1_19)
             if data['resource_provider_generation'] != provider.generation:
-                raise errors.error(409, _GENERATION_MOVED,
-                                   errors.CONCURRENT_UPDATE)
+                raise errors.GENERATION_CONFLICT.error()
             aggregate_uuids = data['aggregates']
         else:
             aggregate_uuids = util.read_json(req, schema.PUT_AGGREGATES_v1_1)
@@ -60,10 +58,6 @@ class ProviderAggregatesController(object):
         # twice once in the form it is stored in.
         aggregate_uuids = list(dict.fromkeys(
             util.canonical_uuid(agg) for agg in aggregate_uuids))
-        try:
-            provider.set_aggregates(aggregate_uuids,
-                                    increment_generation=with_generation)
-        except exception.ConcurrentUpdateDetected as exc:
-            raise errors.error(409, 'Update conflict: %s' % exc,
-                               errors.CONCURRENT_UPDATE)
+        provider.set_aggregates(aggregate_uuids,
+                                increment_generation=with_generation)
         return _document(req, provider, aggregate_uuids)

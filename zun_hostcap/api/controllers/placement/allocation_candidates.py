@@ -8,9 +8,10 @@ served by a single provider; request-wide ``limit``, ``group_policy``,
 allocation requests, each the body of a PUT /allocations/{consumer} at
 the same version, and a summary of every provider they involve.
 
-Parsing follows Placement's order and messages; the search is
-``objects.allocation_candidate`` (see db/sqlalchemy/placement/
-candidates.py and candidate_search.py).
+Parsing follows Placement's order and messages, into the request types
+of ``zun_hostcap.candidates.request``; the search is
+``objects.allocation_candidate`` (see zun_hostcap/candidates/ and
+db/sqlalchemy/placement/candidates.py).
 """
 
 import json
@@ -21,7 +22,9 @@ from zun_hostcap.api.placement import filters as query
 from zun_hostcap.api.placement import microversion
 from zun_hostcap.api.placement import util
 from zun_hostcap.api.schemas.placement import allocation_candidates as schema
+from zun_hostcap.candidates import request as candidate_request
 from zun_hostcap.common import exception
+from zun_hostcap.common import placement_codes as codes
 from zun_hostcap.objects import allocation_candidate
 
 _KEY_PATTERNS = {}
@@ -59,7 +62,7 @@ class _Group(object):
         self.in_tree = None
 
     def build(self):
-        return allocation_candidate.RequestGroup(
+        return candidate_request.RequestGroup(
             suffix=self.suffix,
             resources=tuple(self.resources.items()),
             # A set given twice is one condition, not two.
@@ -110,7 +113,7 @@ def _read_same_subtrees(req):
         if '' in suffixes:
             raise errors.error(
                 400, 'Empty string (unsuffixed group) can not be specified '
-                     'in `same_subtree` ', errors.QUERY_BAD_VALUE)
+                     'in `same_subtree` ', codes.QUERY_BAD_VALUE)
         same_subtrees.append(frozenset(suffixes))
     return same_subtrees
 
@@ -126,12 +129,12 @@ def _check_sizes(groups, root_required):
                 400, 'The request group %r names %d resource classes, '
                      'required and member_of values; at most %d are '
                      'allowed.' % (suffix, conditions, MAX_GROUP_CONDITIONS),
-                errors.QUERY_BAD_VALUE)
+                codes.QUERY_BAD_VALUE)
     if len(root_required) > MAX_GROUP_CONDITIONS:
         raise errors.error(
             400, 'root_required names %d traits; at most %d are allowed.'
                  % (len(root_required), MAX_GROUP_CONDITIONS),
-            errors.QUERY_BAD_VALUE)
+            codes.QUERY_BAD_VALUE)
 
 
 def _check_groups(req, groups, same_subtrees):
@@ -142,21 +145,21 @@ def _check_groups(req, groups, same_subtrees):
         if len(resourceless) == len(groups):
             raise errors.error(
                 400, 'There must be at least one resources or '
-                     'resources[$S] parameter.', errors.QUERY_MISSING_VALUE)
+                     'resources[$S] parameter.', codes.QUERY_MISSING_VALUE)
         named = set().union(*same_subtrees)
         unnamed = [suffix for suffix in resourceless if suffix not in named]
         if unnamed:
             raise errors.error(
                 400, 'Resourceless suffixed group request should be '
                      'specified in `same_subtree` query param: bad group(s) '
-                     '- %s.' % unnamed, errors.QUERY_BAD_VALUE)
+                     '- %s.' % unnamed, codes.QUERY_BAD_VALUE)
         unknown = [suffix for suffix in sorted(named)
                    if suffix not in groups]
         if unknown:
             raise errors.error(
                 400, 'Real suffixes should be specified in `same_subtree`: '
                      '%s not found in %s.' % (unknown, list(groups)),
-                errors.QUERY_BAD_VALUE)
+                codes.QUERY_BAD_VALUE)
     else:
         orphans = ['required%s' % suffix for suffix, group in groups.items()
                    if group.required and not group.resources]
@@ -229,7 +232,7 @@ def read_request(req):
         if len(root_required) > 1:
             raise errors.error(
                 400, "Query parameter 'root_required' may be specified "
-                     "only once.", errors.QUERY_DUPLICATE_KEY)
+                     "only once.", codes.QUERY_DUPLICATE_KEY)
         required, forbidden = query.parse_root_required(req, root_required[0])
     same_subtrees = _read_same_subtrees(req)
     groups = _read_groups(req)
@@ -239,7 +242,7 @@ def read_request(req):
         raise errors.error(
             400, 'The "group_policy" parameter is required when specifying '
                  'more than one "resources{N}" parameter.')
-    return allocation_candidate.CandidateRequest(
+    return candidate_request.CandidateRequest(
         groups=tuple(group.build() for group in groups.values()),
         # The first of repeated values, as Placement takes them.
         limit=_limit(limit[0]) if limit else None,
@@ -280,10 +283,10 @@ class _Renderer(object):
     one candidate are added up.
     """
 
-    def __init__(self, req, answer):
+    def __init__(self, answer, version):
         self.answer = answer
-        self.dict_form = util.at_least(req, microversion.ALLOCATIONS_DICT)
-        self.with_mappings = util.at_least(req, microversion.MAPPINGS)
+        self.dict_form = version >= microversion.ALLOCATIONS_DICT
+        self.with_mappings = version >= microversion.MAPPINGS
         self.quoted = _Quoted()
         uuid_of = answer.uuid_of
         quoted = self.quoted
@@ -362,9 +365,13 @@ class _Renderer(object):
                                   for candidate in self.answer.candidates)
 
 
-def answer_text(req, answer):
-    """The JSON text of the whole answer."""
-    renderer = _Renderer(req, answer)
+def answer_text(answer, version):
+    """The JSON text of the whole answer, as ``version`` shows it.
+
+    :param answer: a candidates.Answer.
+    :param version: the request's microversion, a (major, minor).
+    """
+    renderer = _Renderer(answer, version)
     return ('{"allocation_requests": %s, "provider_summaries": {%s}}' % (
         renderer.allocation_requests(), answer.summaries_text))
 
@@ -372,22 +379,18 @@ def answer_text(req, answer):
 class AllocationCandidatesController(object):
     """/allocation_candidates."""
 
+    @errors.answers({
+        exception.ResourceClassNotFound: errors.INVALID_RESOURCE_CLASS,
+        exception.TraitNotFound: errors.Fault(400),
+    })
     def get(self, req):
         util.require(req, microversion.ALLOCATION_CANDIDATES)
         util.authorize(req, 'placement:allocation_candidates:list')
         request = read_request(req)
-        try:
-            answer = allocation_candidate.AllocationCandidates.get_by_request(
-                req.context, request,
-                all_classes=util.at_least(
-                    req, microversion.CANDIDATE_ALL_CLASSES),
-                with_traits=util.at_least(
-                    req, microversion.CANDIDATE_TRAITS))
-        except exception.ResourceClassNotFound as exc:
-            raise errors.error(400, 'Invalid resource class in resources '
-                                    'parameter: %s' % exc)
-        except exception.TraitNotFound as exc:
-            raise errors.error(400, str(exc))
+        answer = allocation_candidate.AllocationCandidates.get_by_request(
+            req.context, request,
+            all_classes=util.at_least(req, microversion.CANDIDATE_ALL_CLASSES),
+            with_traits=util.at_least(req, microversion.CANDIDATE_TRAITS))
         resp = util.json_response(req, {})
-        resp.body = answer_text(req, answer).encode('utf-8')
+        resp.body = answer_text(answer, util.version(req)).encode('utf-8')
         return resp

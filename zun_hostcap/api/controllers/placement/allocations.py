@@ -182,16 +182,14 @@ class ProviderAllocationsController(object):
     def __init__(self, provider_uuid):
         self.provider_uuid = provider_uuid
 
+    @errors.answers({exception.ResourceProviderNotFound: errors.Fault(
+        404, "Resource provider '{provider_uuid}' not found: {message}")})
     def get(self, req):
         """The provider's allocations, keyed by consumer."""
         util.authorize(req, 'placement:resource_providers:allocations:list')
-        try:
-            generation, allocations = (
-                objects.Allocation.get_all_by_resource_provider_uuid(
-                    req.context, self.provider_uuid))
-        except exception.ResourceProviderNotFound as exc:
-            raise errors.error(404, "Resource provider '%s' not found: %s"
-                               % (self.provider_uuid, exc.message))
+        generation, allocations = (
+            objects.Allocation.get_all_by_resource_provider_uuid(
+                req.context, self.provider_uuid))
         with_generation = util.at_least(req, microversion.CONSUMER_GENERATION)
         by_consumer = collections.OrderedDict()
         for alloc in allocations:

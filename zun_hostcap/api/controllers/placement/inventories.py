@@ -24,6 +24,7 @@ from zun_hostcap.api.placement import microversion
 from zun_hostcap.api.placement import util
 from zun_hostcap.api.schemas.placement import inventories as schema
 from zun_hostcap.common import exception
+from zun_hostcap.common import placement_codes as codes
 from zun_hostcap.objects import inventory as inv_obj
 from zun_hostcap.objects import resource_provider as rp_obj
 
@@ -31,22 +32,91 @@ POLICY = 'placement:resource_providers:inventories:%s'
 OUTPUT_FIELDS = ('total', 'reserved', 'min_unit', 'max_unit', 'step_size',
                  'allocation_ratio')
 
-# Placement answers a DELETE of one class that has allocations with
-# this code (its DELETE of all of them and its PUT say inventory.inuse).
-DELETE_ONE_IN_USE_CODE = errors.CONCURRENT_UPDATE
+# How each handler answers the model's exceptions: Placement's words,
+# which differ from route to route.
+_NOT_FOUND_TWICE = errors.Fault(
+    404, 'No resource provider with uuid {provider_uuid} found : No '
+         'resource provider with uuid {provider_uuid} found')
+_GENERATION_CONFLICT = errors.Fault(
+    409, 'resource provider generation conflict', codes.CONCURRENT_UPDATE)
+UPDATE_FAILED = errors.Fault(
+    400, 'Unable to update inventory for resource provider {uuid}: '
+         '{message}')
+# (lower case, unlike errors.UPDATE_CONFLICT)
+UPDATE_CONFLICT = 'update conflict: {message}'
 
 
-def _not_found(uuid):
-    return errors.error(404, 'No resource provider with uuid %s found'
-                        % uuid)
+_LIST_FAULTS = {exception.ResourceProviderNotFound: _NOT_FOUND_TWICE}
+_CREATE_FAULTS = {
+    exception.ResourceProviderNotFound: errors.PROVIDER_NOT_FOUND,
+    # InventoryExists too.
+    exception.ConcurrentUpdateDetected: errors.UPDATE_CONFLICT,
+    (exception.InvalidInventory, exception.ResourceClassNotFound):
+        errors.Fault(400, 'Unable to create inventory for resource '
+                          'provider {provider_uuid}: {message}'),
+}
+_REPLACE_FAULTS = {
+    exception.ResourceProviderNotFound: errors.PROVIDER_NOT_FOUND,
+    exception.ResourceProviderConcurrentUpdate: _GENERATION_CONFLICT,
+    exception.ConcurrentUpdateDetected: errors.Fault(
+        409, UPDATE_CONFLICT, codes.CONCURRENT_UPDATE),
+    exception.ResourceClassNotFound: errors.Fault(
+        400, 'Unknown resource class in inventory for resource provider '
+             '{provider_uuid}: {message}'),
+    exception.InventoryInUse: errors.Fault(409, UPDATE_CONFLICT,
+                                           codes.INVENTORY_INUSE),
+    exception.InvalidInventory: UPDATE_FAILED,
+}
+_DELETE_ALL_FAULTS = {
+    exception.ResourceProviderNotFound: errors.PROVIDER_NOT_FOUND,
+    exception.ConcurrentUpdateDetected: errors.Fault(
+        409, 'Unable to delete inventory for resource provider '
+             '{provider_uuid} because the inventory was updated by '
+             'another process. Please retry your request.',
+        codes.CONCURRENT_UPDATE),
+    exception.InventoryInUse: errors.Fault(409, code=codes.INVENTORY_INUSE),
+}
+_SHOW_FAULTS = {
+    exception.ResourceProviderNotFound: _NOT_FOUND_TWICE,
+    exception.InventoryNotFound: errors.Fault(
+        404, 'No inventory of class {resource_class} for {provider_uuid}'),
+}
+_UPDATE_FAULTS = {
+    exception.ResourceProviderNotFound: errors.PROVIDER_NOT_FOUND,
+    exception.ResourceProviderConcurrentUpdate: _GENERATION_CONFLICT,
+    # Placement lets this one through as a plain 404.
+    exception.ResourceClassNotFound: errors.Fault(404),
+    exception.InventoryNotFound: errors.Fault(
+        400, 'No inventory record with resource class for resource '
+             'provider {provider_uuid}: No inventory of class '
+             '{resource_class} found.'),
+    exception.InvalidInventory: UPDATE_FAILED,
+}
+_DELETE_ONE_FAULTS = {
+    exception.ResourceProviderNotFound: errors.PROVIDER_NOT_FOUND,
+    exception.ConcurrentUpdateDetected: errors.Fault(
+        409, 'Unable to delete inventory of class {resource_class}: '
+             '{message}', codes.CONCURRENT_UPDATE),
+    # Placement answers a class in use with concurrent_update here (its
+    # DELETE of all of them and its PUT say inventory.inuse).
+    exception.InventoryInUse: errors.Fault(
+        409, 'Unable to delete inventory of class {resource_class}: '
+             '{message}', codes.CONCURRENT_UPDATE),
+    exception.ResourceClassNotFound: errors.Fault(
+        404, 'No inventory of class {resource_class} found for delete: '
+             '{message}'),
+    exception.InventoryNotFound: errors.Fault(
+        404, 'No inventory of class {resource_class} found for delete: '
+             'No inventory of class {resource_class} found for delete'),
+}
 
 
 def _check_provider(req, uuid):
     """404 if the provider is missing (before a 400 of the body)."""
     try:
         rp_obj.ResourceProvider.check_exists(req.context, uuid)
-    except exception.ResourceProviderNotFound:
-        raise _not_found(uuid)
+    except exception.ResourceProviderNotFound as exc:
+        raise errors.PROVIDER_NOT_FOUND.error(exc, {'provider_uuid': uuid})
 
 
 def finite_ratio(values):
@@ -107,11 +177,6 @@ def _send_list(req, inventories):
     return resp
 
 
-def _in_use(exc):
-    return errors.error(409, 'update conflict: %s' % exc.message,
-                        errors.INVENTORY_INUSE)
-
-
 def _url(req, uuid, resource_class):
     return util.url(req, '/resource_providers/%s/inventories/%s' % (
         uuid, resource_class))
@@ -123,19 +188,14 @@ class ProviderInventoriesController(object):
     def __init__(self, provider_uuid):
         self.provider_uuid = provider_uuid
 
+    @errors.answers(_LIST_FAULTS)
     def get(self, req):
         util.authorize(req, POLICY % 'list')
-        uuid = self.provider_uuid
-        try:
-            inventories = inv_obj.InventoryList.get_all_by_provider_uuid(
-                req.context, uuid)
-        except exception.ResourceProviderNotFound:
-            raise errors.error(
-                404, 'No resource provider with uuid %(uuid)s found : No '
-                     'resource provider with uuid %(uuid)s found'
-                     % {'uuid': uuid})
+        inventories = inv_obj.InventoryList.get_all_by_provider_uuid(
+            req.context, self.provider_uuid)
         return _send_list(req, inventories)
 
+    @errors.answers(_CREATE_FAULTS)
     def post(self, req):
         util.authorize(req, POLICY % 'create')
         uuid = self.provider_uuid
@@ -145,69 +205,28 @@ class ProviderInventoriesController(object):
         inventory = inv_obj.Inventory(
             req.context, resource_provider_uuid=uuid,
             resource_class=resource_class, **body)
-        try:
-            inventory.create(allow_zero_capacity=_allow_zero(req))
-        except exception.ResourceProviderNotFound:
-            raise _not_found(uuid)
-        except exception.ConcurrentUpdateDetected as exc:
-            # InventoryExists too.
-            raise errors.error(409, 'Update conflict: %s' % exc.message,
-                               errors.CONCURRENT_UPDATE)
-        except (exception.InvalidInventory,
-                exception.ResourceClassNotFound) as exc:
-            raise errors.error(
-                400, 'Unable to create inventory for resource provider '
-                     '%s: %s' % (uuid, exc.message))
+        inventory.create(allow_zero_capacity=_allow_zero(req))
         resp = util.created(req, _url(req, uuid, resource_class),
                             _one(inventory))
         return resp
 
+    @errors.answers(_REPLACE_FAULTS)
     def put(self, req):
         util.authorize(req, POLICY % 'update')
         uuid = self.provider_uuid
         body = _read_body(req, uuid, schema.PUT_INVENTORIES)
-        try:
-            inventories = inv_obj.InventoryList.replace_all(
-                req.context, uuid, body['resource_provider_generation'],
-                body['inventories'], allow_zero_capacity=_allow_zero(req))
-        except exception.ResourceProviderNotFound:
-            raise _not_found(uuid)
-        except exception.ResourceProviderConcurrentUpdate:
-            raise errors.error(409, 'resource provider generation conflict',
-                               errors.CONCURRENT_UPDATE)
-        except exception.ConcurrentUpdateDetected as exc:
-            raise errors.error(409, 'update conflict: %s' % exc.message,
-                               errors.CONCURRENT_UPDATE)
-        except exception.ResourceClassNotFound as exc:
-            raise errors.error(
-                400, 'Unknown resource class in inventory for resource '
-                     'provider %s: %s' % (uuid, exc.message))
-        except exception.InventoryInUse as exc:
-            raise _in_use(exc)
-        except exception.InvalidInventory as exc:
-            raise errors.error(
-                400, 'Unable to update inventory for resource provider '
-                     '%s: %s' % (uuid, exc.message))
+        inventories = inv_obj.InventoryList.replace_all(
+            req.context, uuid, body['resource_provider_generation'],
+            body['inventories'], allow_zero_capacity=_allow_zero(req))
         return _send_list(req, inventories)
 
+    @errors.answers(_DELETE_ALL_FAULTS)
     def delete(self, req):
         if not util.at_least(req, microversion.DELETE_ALL_INVENTORIES):
             raise errors.error(405, 'The method DELETE is not allowed for '
                                     'this resource.')
         util.authorize(req, POLICY % 'delete')
-        uuid = self.provider_uuid
-        try:
-            inv_obj.InventoryList.delete_all(req.context, uuid)
-        except exception.ResourceProviderNotFound:
-            raise _not_found(uuid)
-        except exception.ConcurrentUpdateDetected:
-            raise errors.error(
-                409, 'Unable to delete inventory for resource provider %s '
-                     'because the inventory was updated by another '
-                     'process. Please retry your request.' % uuid,
-                errors.CONCURRENT_UPDATE)
-        except exception.InventoryInUse as exc:
-            raise errors.error(409, exc.message, errors.INVENTORY_INUSE)
+        inv_obj.InventoryList.delete_all(req.context, self.provider_uuid)
         return util.no_content(req)
 
 
@@ -218,24 +237,16 @@ class ProviderInventoryController(object):
         self.provider_uuid = provider_uuid
         self.resource_class = resource_class
 
+    @errors.answers(_SHOW_FAULTS)
     def get(self, req):
         util.authorize(req, POLICY % 'show')
-        uuid, resource_class = self.provider_uuid, self.resource_class
-        try:
-            inventory = inv_obj.Inventory.get_by_class(
-                req.context, uuid, resource_class)
-        except exception.ResourceProviderNotFound:
-            raise errors.error(
-                404, 'No resource provider with uuid %(uuid)s found : No '
-                     'resource provider with uuid %(uuid)s found'
-                     % {'uuid': uuid})
-        except exception.InventoryNotFound:
-            raise errors.error(404, 'No inventory of class %s for %s'
-                               % (resource_class, uuid))
+        inventory = inv_obj.Inventory.get_by_class(
+            req.context, self.provider_uuid, self.resource_class)
         return util.json_response(
             req, _one(inventory),
             last_modified=inventory.updated_at or inventory.created_at)
 
+    @errors.answers(_UPDATE_FAULTS)
     def put(self, req):
         util.authorize(req, POLICY % 'update')
         uuid, resource_class = self.provider_uuid, self.resource_class
@@ -243,51 +254,12 @@ class ProviderInventoryController(object):
         inventory = inv_obj.Inventory(
             req.context, resource_provider_uuid=uuid,
             resource_class=resource_class, **body)
-        try:
-            inventory.save(allow_zero_capacity=_allow_zero(req))
-        except exception.ResourceProviderNotFound:
-            raise _not_found(uuid)
-        except exception.ResourceProviderConcurrentUpdate:
-            raise errors.error(409, 'resource provider generation conflict',
-                               errors.CONCURRENT_UPDATE)
-        except exception.ResourceClassNotFound as exc:
-            # Placement lets this one through as a plain 404.
-            raise errors.error(404, exc.message)
-        except exception.InventoryNotFound:
-            raise errors.error(
-                400, 'No inventory record with resource class for resource '
-                     'provider %s: No inventory of class %s found.'
-                     % (uuid, resource_class))
-        except exception.InvalidInventory as exc:
-            raise errors.error(
-                400, 'Unable to update inventory for resource provider '
-                     '%s: %s' % (uuid, exc.message))
+        inventory.save(allow_zero_capacity=_allow_zero(req))
         return util.json_response(req, _one(inventory))
 
+    @errors.answers(_DELETE_ONE_FAULTS)
     def delete(self, req):
         util.authorize(req, POLICY % 'delete')
-        uuid, resource_class = self.provider_uuid, self.resource_class
-        try:
-            inv_obj.Inventory.destroy_by_class(req.context, uuid,
-                                               resource_class)
-        except exception.ResourceProviderNotFound:
-            raise _not_found(uuid)
-        except exception.ConcurrentUpdateDetected as exc:
-            raise errors.error(
-                409, 'Unable to delete inventory of class %s: %s'
-                % (resource_class, exc.message), errors.CONCURRENT_UPDATE)
-        except exception.InventoryInUse as exc:
-            raise errors.error(
-                409, 'Unable to delete inventory of class %s: %s'
-                % (resource_class, exc.message), DELETE_ONE_IN_USE_CODE)
-        except (exception.ResourceClassNotFound,
-                exception.InventoryNotFound) as exc:
-            if isinstance(exc, exception.InventoryNotFound):
-                reason = ('No inventory of class %s found for delete'
-                          % resource_class)
-            else:
-                reason = exc.message
-            raise errors.error(
-                404, 'No inventory of class %s found for delete: %s'
-                % (resource_class, reason))
+        inv_obj.Inventory.destroy_by_class(req.context, self.provider_uuid,
+                                           self.resource_class)
         return util.no_content(req)

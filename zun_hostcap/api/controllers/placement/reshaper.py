@@ -27,9 +27,26 @@ from zun_hostcap.api.placement import microversion
 from zun_hostcap.api.placement import util
 from zun_hostcap.api.schemas.placement import reshaper as schema
 from zun_hostcap.common import exception
+from zun_hostcap.common import placement_codes as codes
 from zun_hostcap.objects import reshaper
 
 POLICY = 'placement:reshaper:reshape'
+
+_FAULTS = {
+    exception.ResourceProviderNotFound: errors.Fault(
+        400, 'Resource provider {uuid} in inventories not found: '
+             '{message}', codes.PROVIDER_NOT_FOUND),
+    exception.ResourceClassNotFound: errors.Fault(
+        400, 'malformed reshaper data: {message}'),
+    exception.InvalidInventory: inventories.UPDATE_FAILED,
+    exception.InventoryInUse: errors.Fault(409, inventories.UPDATE_CONFLICT,
+                                           codes.INVENTORY_INUSE),
+    (exception.ProviderGenerationConflict,
+     exception.ConsumerConcurrentUpdate): errors.Fault(
+        409, code=codes.CONCURRENT_UPDATE),
+    exception.ConcurrentUpdateDetected: errors.Fault(
+        409, inventories.UPDATE_CONFLICT, codes.CONCURRENT_UPDATE),
+}
 
 
 def _read_body(req):
@@ -50,6 +67,7 @@ def _read_body(req):
 class ReshaperController(object):
     """/reshaper."""
 
+    @errors.answers(_FAULTS)
     def post(self, req):
         """Reshape inventories and allocations (204)."""
         util.require(req, microversion.RESHAPER)
@@ -63,27 +81,5 @@ class ReshaperController(object):
         requests = {consumer_uuid: allocations.consumer_request(req, entry)
                     for consumer_uuid, entry in allocations.canonical_keys(
                         data['allocations'], 'consumer').items()}
-        try:
-            reshaper.reshape(req.context, given, requests)
-        except exception.ResourceProviderNotFound as exc:
-            raise errors.error(
-                400, 'Resource provider %s in inventories not found: %s'
-                % (exc.kwargs['uuid'], exc.message),
-                errors.PROVIDER_NOT_FOUND)
-        except exception.ResourceClassNotFound as exc:
-            raise errors.error(400, 'malformed reshaper data: %s'
-                               % exc.message)
-        except exception.InvalidInventory as exc:
-            raise errors.error(
-                400, 'Unable to update inventory for resource provider '
-                     '%s: %s' % (exc.kwargs['uuid'], exc.message))
-        except exception.InventoryInUse as exc:
-            raise errors.error(409, 'update conflict: %s' % exc.message,
-                               errors.INVENTORY_INUSE)
-        except (exception.ProviderGenerationConflict,
-                exception.ConsumerConcurrentUpdate) as exc:
-            raise errors.error(409, exc.message, errors.CONCURRENT_UPDATE)
-        except exception.ConcurrentUpdateDetected as exc:
-            raise errors.error(409, 'update conflict: %s' % exc.message,
-                               errors.CONCURRENT_UPDATE)
+        reshaper.reshape(req.context, given, requests)
         return util.no_content(req)

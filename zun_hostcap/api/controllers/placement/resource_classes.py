@@ -72,11 +72,8 @@ def _newest(classes):
     return max(times)
 
 
-def _get(req, name):
-    try:
-        return rc_obj.ResourceClass.get_by_name(req.context, name)
-    except exception.ResourceClassNotFound as exc:
-        raise errors.error(404, exc.message)
+# A resource class the client may not, or cannot yet, delete.
+_DELETE_FAILED = 'Error in delete resource class: {message}'
 
 
 class ResourceClassController(object):
@@ -88,7 +85,7 @@ class ResourceClassController(object):
     def get(self, req):
         _require_route(req)
         util.authorize(req, POLICY % 'show')
-        rc = _get(req, self.name)
+        rc = rc_obj.ResourceClass.get_by_name(req.context, self.name)
         return util.json_response(req, _serialize(req, rc),
                                   last_modified=_modified(rc))
 
@@ -110,40 +107,33 @@ class ResourceClassController(object):
             return util.created(req, location[0][1])
         return util.no_content(req, location)
 
+    @errors.answers({
+        exception.ResourceClassExists: errors.Fault(
+            409, 'Resource class already exists: {name}'),
+        exception.ResourceClassCannotUpdateStandard: errors.Fault(
+            400, 'Cannot update standard resource class {name}'),
+    })
     def _rename(self, req):
         """PUT before 1.7: {"name": new name}."""
         util.authorize(req, POLICY % 'update')
         data = util.read_json(req, schema.PUT_RESOURCE_CLASS_v1_2)
         _check_name(data['name'])
-        rc = _get(req, self.name)
+        rc = rc_obj.ResourceClass.get_by_name(req.context, self.name)
         rc.name = data['name']
-        try:
-            rc.rename(self.name)
-        except exception.ResourceClassExists:
-            raise errors.error(409, 'Resource class already exists: %s'
-                                    % data['name'])
-        except exception.ResourceClassCannotUpdateStandard:
-            raise errors.error(400, 'Cannot update standard resource class '
-                                    '%s' % self.name)
-        except exception.ResourceClassNotFound as exc:
-            raise errors.error(404, exc.message)
+        rc.rename(self.name)
         return util.json_response(req, _serialize(req, rc),
                                   cache_headers=False)
 
+    @errors.answers({
+        exception.ResourceClassCannotDeleteStandard: errors.Fault(
+            400, _DELETE_FAILED),
+        exception.ResourceClassInUse: errors.Fault(409, _DELETE_FAILED),
+    })
     def delete(self, req):
         _require_route(req)
         util.authorize(req, POLICY % 'delete')
-        try:
-            rc_obj.ResourceClass._from_values(
-                req.context, name=self.name).destroy()
-        except exception.ResourceClassNotFound as exc:
-            raise errors.error(404, exc.message)
-        except exception.ResourceClassCannotDeleteStandard as exc:
-            raise errors.error(400, 'Error in delete resource class: %s'
-                                    % exc.message)
-        except exception.ResourceClassInUse as exc:
-            raise errors.error(409, 'Error in delete resource class: %s'
-                                    % exc.message)
+        rc_obj.ResourceClass._from_values(req.context,
+                                          name=self.name).destroy()
         return util.no_content(req)
 
 
@@ -164,9 +154,6 @@ class ResourceClassesController(object):
         util.authorize(req, POLICY % 'create')
         data = util.read_json(req, schema.POST_RESOURCE_CLASS_v1_2)
         _check_name(data['name'])
-        try:
-            rc_obj.ResourceClass(req.context, name=data['name']).create()
-        except exception.ResourceClassExists:
-            raise errors.error(409, 'Conflicting resource class already '
-                                    'exists: %s' % data['name'])
+        # A name taken is the exception's own 409.
+        rc_obj.ResourceClass(req.context, name=data['name']).create()
         return util.created(req, _url(req, data['name']))

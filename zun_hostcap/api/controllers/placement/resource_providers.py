@@ -14,7 +14,9 @@ from zun_hostcap.api.placement import microversion
 from zun_hostcap.api.placement import util
 from zun_hostcap.api.schemas.placement import resource_providers as schema
 from zun_hostcap.common import exception
+from zun_hostcap.common import placement_codes as codes
 from zun_hostcap import objects
+from zun_hostcap.objects import base as objects_base
 
 
 def last_modified(provider):
@@ -37,27 +39,28 @@ def serializer(req):
 
     What depends on the request (the links' prefix, the version) is
     worked out once, not once per provider of a long list; the fields
-    are read from the object's storage (``_obj_<name>``, as
+    are read from the object's storage (``objects.base.stored``, as
     ``_from_values`` fills it) rather than through the versioned
     object's property getters, several times slower for 1,000 providers.
     """
     links = link_forms(req)
     nested = util.at_least(req, microversion.NESTED_PROVIDERS)
+    stored = objects_base.stored
 
     def serialize(provider):
-        fields = provider.__dict__
-        uuid = fields['_obj_uuid']
+        uuid = stored(provider, 'uuid')
         data = {
             'uuid': uuid,
-            'name': fields['_obj_name'],
-            'generation': fields['_obj_generation'],
+            'name': stored(provider, 'name'),
+            'generation': stored(provider, 'generation'),
             'links': [{'rel': rel, 'href': head + uuid + tail}
                       for rel, head, tail in links],
         }
         if nested:
-            data['parent_provider_uuid'] = fields.get(
-                '_obj_parent_provider_uuid')
-            data['root_provider_uuid'] = fields['_obj_root_provider_uuid']
+            data['parent_provider_uuid'] = stored(provider,
+                                                  'parent_provider_uuid')
+            data['root_provider_uuid'] = stored(provider,
+                                                'root_provider_uuid')
         return data
     return serialize
 
@@ -92,6 +95,13 @@ class ProviderController(object):
         return util.json_response(req, serialize(req, provider),
                                   last_modified=last_modified(provider))
 
+    @errors.answers({
+        exception.ResourceProviderExists: errors.Fault(
+            409, 'Conflicting resource provider {value} already exists.',
+            codes.DUPLICATE_NAME),
+        exception.ResourceProviderActionError: errors.Fault(
+            400, 'Unable to save resource provider {uuid}: {message}'),
+    })
     def put(self, req):
         """PUT /resource_providers/{uuid}: name and parent."""
         util.authorize(req, 'placement:resource_providers:update')
@@ -103,35 +113,30 @@ class ProviderController(object):
         if 'parent_provider_uuid' in data:
             provider.parent_provider_uuid = util.canonical_uuid(
                 data['parent_provider_uuid'])
-        try:
-            provider.save(allow_reparenting=util.at_least(
-                req, microversion.REPARENT))
-        except exception.ResourceProviderExists:
-            raise errors.error(409, 'Conflicting resource provider %s '
-                                    'already exists.' % data['name'],
-                               errors.DUPLICATE_NAME)
-        except exception.ResourceProviderActionError as exc:
-            raise errors.error(400, 'Unable to save resource provider %s: '
-                                    '%s' % (self.uuid, exc))
+        provider.save(allow_reparenting=util.at_least(
+            req, microversion.REPARENT))
         return util.json_response(req, serialize(req, provider),
                                   last_modified=last_modified(provider))
 
+    @errors.answers({exception.ResourceProviderNotFound: errors.Fault(
+        404, 'No resource provider with uuid {uuid} found for delete',
+        codes.PROVIDER_NOT_FOUND)})
     def delete(self, req):
         """DELETE /resource_providers/{uuid}."""
         util.authorize(req, 'placement:resource_providers:delete')
-        try:
-            objects.ResourceProvider._from_values(
-                req.context, uuid=self.uuid).destroy()
-        except exception.ResourceProviderNotFound:
-            raise errors.error(404, 'No resource provider with uuid %s '
-                                    'found for delete' % self.uuid,
-                               errors.PROVIDER_NOT_FOUND)
+        objects.ResourceProvider._from_values(req.context,
+                                              uuid=self.uuid).destroy()
         return util.no_content(req)
 
 
 class ResourceProvidersController(object):
     """/resource_providers."""
 
+    @errors.answers({
+        exception.ResourceClassNotFound: errors.INVALID_RESOURCE_CLASS,
+        exception.TraitNotFound: errors.Fault(
+            400, 'Invalid trait(s) in "required" parameter: {message}'),
+    })
     def get(self, req):
         """GET /resource_providers, with the filters of the version."""
         util.authorize(req, 'placement:resource_providers:list')
@@ -153,17 +158,10 @@ class ResourceProvidersController(object):
                 filters[key] = util.canonical_uuid(filters[key])
         if 'resources' in params:
             filters['resources'] = query.parse_resources(params['resources'])
-        try:
-            documents, newest = (
-                objects.ResourceProviderList.get_listing_document(
-                    req.context, filters, link_forms(req),
-                    util.at_least(req, microversion.NESTED_PROVIDERS)))
-        except exception.ResourceClassNotFound as exc:
-            raise errors.error(400, 'Invalid resource class in resources '
-                                    'parameter: %s' % exc)
-        except exception.TraitNotFound as exc:
-            raise errors.error(400, 'Invalid trait(s) in "required" '
-                                    'parameter: %s' % exc)
+        documents, newest = (
+            objects.ResourceProviderList.get_listing_document(
+                req.context, filters, link_forms(req),
+                util.at_least(req, microversion.NESTED_PROVIDERS)))
         resp = util.json_response(req, {}, last_modified=newest)
         resp.body = ('{"resource_providers": [%s]}' % documents).encode(
             'utf-8')

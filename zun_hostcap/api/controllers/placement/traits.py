@@ -43,8 +43,6 @@ _INVALID_TRAIT = ('The trait is invalid. A valid trait must be no longer '
 _BAD_NAME_FILTER = ('Badly formatted name parameter. Expected name query '
                     'string parameter in form: '
                     '?name=[in|startswith]:[name1,name2|prefix]. Got: "%s"')
-_GENERATION_MOVED = ("Resource provider's generation already changed. "
-                     "Please update the generation and try again.")
 
 
 def _require_route(req):
@@ -109,11 +107,6 @@ def _list_filters(req):
     return filters
 
 
-def _provider_not_found(uuid):
-    return errors.error(404, 'No resource provider with uuid %s found'
-                        % uuid)
-
-
 class TraitController(object):
     """/traits/{name}."""
 
@@ -123,10 +116,8 @@ class TraitController(object):
     def get(self, req):
         _require_route(req)
         util.authorize(req, POLICY % 'show')
-        try:
-            trait = trait_obj.Trait.get_by_name(req.context, self.name)
-        except exception.TraitNotFound as exc:
-            raise errors.error(404, exc.message)
+        # An unknown trait is the exception's own 404.
+        trait = trait_obj.Trait.get_by_name(req.context, self.name)
         resp = util.no_content(req)
         _cache_headers(req, resp, _modified(trait))
         return resp
@@ -147,15 +138,8 @@ class TraitController(object):
     def delete(self, req):
         _require_route(req)
         util.authorize(req, POLICY % 'delete')
-        try:
-            trait_obj.Trait._from_values(req.context,
-                                         name=self.name).destroy()
-        except exception.TraitNotFound as exc:
-            raise errors.error(404, exc.message)
-        except exception.TraitCannotDeleteStandard as exc:
-            raise errors.error(400, exc.message)
-        except exception.TraitInUse as exc:
-            raise errors.error(409, exc.message)
+        # Unknown, standard or in use: the exception's own 404, 400, 409.
+        trait_obj.Trait._from_values(req.context, name=self.name).destroy()
         return util.no_content(req)
 
 
@@ -191,45 +175,37 @@ class ProviderTraitsController(object):
                   'resource_provider_generation': generation},
             last_modified=_newest(traits))
 
+    @errors.answers({exception.ResourceProviderNotFound: errors.Fault(
+        404, 'No resource provider with uuid {provider_uuid} found: No '
+             'resource provider with uuid {provider_uuid} found')})
     def get(self, req):
         _require_route(req)
         util.authorize(req, PROVIDER_POLICY % 'list')
-        try:
-            generation, traits = trait_obj.TraitList.get_by_provider(
-                req.context, self.provider_uuid)
-        except exception.ResourceProviderNotFound:
-            raise errors.error(
-                404, 'No resource provider with uuid %(uuid)s found: No '
-                     'resource provider with uuid %(uuid)s found'
-                     % {'uuid': self.provider_uuid})
+        generation, traits = trait_obj.TraitList.get_by_provider(
+            req.context, self.provider_uuid)
         return self._document(req, generation, traits)
 
+    @errors.answers({
+        exception.ResourceProviderNotFound: errors.PROVIDER_NOT_FOUND,
+        exception.ResourceProviderConcurrentUpdate:
+            errors.GENERATION_CONFLICT,
+        exception.TraitNotFound: errors.Fault(400, 'No such trait {names}'),
+    })
     def put(self, req):
         _require_route(req)
         util.authorize(req, PROVIDER_POLICY % 'update')
         data = util.read_json(req, schema.PUT_PROVIDER_TRAITS_v1_6)
-        try:
-            generation, traits = trait_obj.TraitList.set_for_provider(
-                req.context, self.provider_uuid, data['traits'],
-                data['resource_provider_generation'])
-        except exception.ResourceProviderNotFound:
-            raise _provider_not_found(self.provider_uuid)
-        except exception.ResourceProviderConcurrentUpdate:
-            raise errors.error(409, _GENERATION_MOVED,
-                               errors.CONCURRENT_UPDATE)
-        except exception.TraitNotFound as exc:
-            raise errors.error(400, 'No such trait %s'
-                               % exc.kwargs['names'])
+        generation, traits = trait_obj.TraitList.set_for_provider(
+            req.context, self.provider_uuid, data['traits'],
+            data['resource_provider_generation'])
         return self._document(req, generation, traits)
 
+    # A generation conflict is the exception's own 409.
+    @errors.answers({
+        exception.ResourceProviderNotFound: errors.PROVIDER_NOT_FOUND})
     def delete(self, req):
         _require_route(req)
         util.authorize(req, PROVIDER_POLICY % 'delete')
-        try:
-            trait_obj.TraitList.set_for_provider(
-                req.context, self.provider_uuid, [])
-        except exception.ResourceProviderNotFound:
-            raise _provider_not_found(self.provider_uuid)
-        except exception.ResourceProviderConcurrentUpdate as exc:
-            raise errors.error(409, exc.message, errors.CONCURRENT_UPDATE)
+        trait_obj.TraitList.set_for_provider(req.context,
+                                             self.provider_uuid, [])
         return util.no_content(req)

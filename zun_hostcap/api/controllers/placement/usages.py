@@ -51,16 +51,14 @@ class ProviderUsagesController(object):
     def __init__(self, provider_uuid):
         self.provider_uuid = provider_uuid
 
+    @errors.answers({exception.ResourceProviderNotFound: errors.Fault(
+        404, 'No resource provider with uuid {provider_uuid} found: '
+             '{message}')})
     def get(self, req):
         util.authorize(req, 'placement:resource_providers:usages')
-        try:
-            generation, usages = (
-                objects.Usage.get_all_by_resource_provider_uuid(
-                    req.context, self.provider_uuid))
-        except exception.ResourceProviderNotFound as exc:
-            raise errors.error(404, 'No resource provider with uuid %s '
-                                    'found: %s'
-                               % (self.provider_uuid, exc.message))
+        generation, usages = (
+            objects.Usage.get_all_by_resource_provider_uuid(
+                req.context, self.provider_uuid))
         return util.json_response(req, {
             'resource_provider_generation': generation,
             'usages': {usage.resource_class: usage.usage

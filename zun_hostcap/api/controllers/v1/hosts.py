@@ -15,6 +15,7 @@ from zun_hostcap.common.policies import host as host_policy
 from zun_hostcap.common import policy
 import zun_hostcap.conf
 from zun_hostcap import objects
+from zun_hostcap.objects import base as objects_base
 
 CONF = zun_hostcap.conf.CONF
 
@@ -43,8 +44,8 @@ def _node_values(node):
     The fields are read as the object holds them: the field getters of
     oslo.versionedobjects would cost more than the rest of the document.
     """
-    held = vars(node)
-    values = {name: held['_obj_' + name] for name in _SHOWN_FIELDS}
+    values = {name: objects_base.stored(node, name)
+              for name in _SHOWN_FIELDS}
     numa = values['numa_topology']
     if numa is not None:
         values['numa_topology'] = numa.to_dict()

@@ -14,7 +14,8 @@ transaction of a handful of set-based statements:
 
 A provider whose generation moved meanwhile (another allocation or
 inventory writer) makes the transaction roll back; it is then tried
-again, up to ``RETRIES`` times, as Placement does, before a 409.
+again, up to ``[placement] allocation_conflict_retry_count`` times, as
+Placement does, before a 409.
 """
 
 import collections
@@ -26,11 +27,15 @@ from oslo_utils import timeutils
 import sqlalchemy as sa
 
 from zun_hostcap.common import exception
+import zun_hostcap.conf
 from zun_hostcap.db.sqlalchemy import models
 from zun_hostcap.db.sqlalchemy.placement import common
 from zun_hostcap.db.sqlalchemy.placement import consumers as consumer_db
+from zun_hostcap.db.sqlalchemy.placement import inventories as inv_db
+from zun_hostcap.db.sqlalchemy.placement import provider_filter
 from zun_hostcap.db.sqlalchemy.placement import resource_classes as rc_db
 
+CONF = zun_hostcap.conf.CONF
 LOG = logging.getLogger(__name__)
 
 ALLOC = models.Allocation.__table__
@@ -45,10 +50,6 @@ CONSUMER_TYPE = consumer_db.CONSUMER_TYPE
 # allocations, {provider uuid: {class name: amount}}.
 Held = collections.namedtuple(
     'Held', 'project_id user_id consumer_type generation allocations')
-
-# Writes tried again on a provider generation conflict (Placement's
-# allocation_conflict_retry_count).
-RETRIES = 10
 
 _RP_CHANGED = ('Another thread concurrently updated the resource provider '
                'data. Please retry your update')
@@ -179,20 +180,13 @@ def _capacity_query():
     inv_join = sa.and_(
         INV.c.resource_provider_id == RP.c.id,
         INV.c.resource_class_id.in_(sa.bindparam('rc_ids', expanding=True)))
-
-    def usage(*where):
-        return (sa.select(sa.func.sum(ALLOC.c.used))
-                .where(ALLOC.c.resource_provider_id == RP.c.id,
-                       ALLOC.c.resource_class_id == INV.c.resource_class_id,
-                       *where)
-                .scalar_subquery())
     return (
         sa.select(RP.c.id, RP.c.uuid, RP.c.generation,
                   INV.c.resource_class_id, INV.c.total, INV.c.reserved,
                   INV.c.min_unit, INV.c.max_unit, INV.c.step_size,
                   INV.c.allocation_ratio,
-                  usage().label('used'),
-                  usage(ALLOC.c.consumer_id.in_(
+                  provider_filter.used().label('used'),
+                  provider_filter.used(ALLOC.c.consumer_id.in_(
                       sa.bindparam('consumer_uuids', expanding=True)))
                   .label('own'))
         .select_from(RP.outerjoin(INV, inv_join))
@@ -270,7 +264,8 @@ def _check(context, requests, consumer_uuids, rc_ids):
                 resource_class=rc_name, uuid=rp_uuid)
         before = inv.used or 0
         after = before - (inv.own or 0) + totals[rp_uuid, rc_name]
-        capacity = (inv.total - inv.reserved) * inv.allocation_ratio
+        capacity = inv_db.capacity(inv.total, inv.reserved,
+                                   inv.allocation_ratio)
         # Over capacity is refused, unless the write leaves the provider
         # no more over it than it was (an inventory shrunk below usage),
         # as in Placement.
@@ -474,20 +469,22 @@ def until_providers_settle(write, *args):
 
     ``write`` is a transaction of its own (``retried_writer``) that
     raises ResourceProviderConcurrentUpdate when a provider it read
-    moved before its compare-and-swap: up to ``RETRIES`` attempts, as
-    Placement's allocation_conflict_retry_count.
+    moved before its compare-and-swap: up to ``[placement]
+    allocation_conflict_retry_count`` attempts, as in Placement.
 
     :returns: what ``write`` returns.
     :raises AllocationConcurrentUpdate: the providers kept changing.
     """
-    for attempt in range(RETRIES):
+    attempts = CONF.placement.allocation_conflict_retry_count
+    for attempt in range(attempts):
         try:
             return write(*args)
         except exception.ResourceProviderConcurrentUpdate:
             LOG.debug('Provider generation conflict writing allocations; '
-                      'attempt %d of %d', attempt + 1, RETRIES)
+                      'attempt %d of %d', attempt + 1, attempts)
     LOG.warning('Allocations not written: provider generations kept '
-                'changing in %d attempts', RETRIES)
+                'changing in %d attempts ([placement] '
+                'allocation_conflict_retry_count)', attempts)
     raise exception.AllocationConcurrentUpdate(reason=_RP_CHANGED)
 
 

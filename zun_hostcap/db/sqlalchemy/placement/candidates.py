@@ -17,8 +17,9 @@ number of providers:
 4. only what the combination needs besides: the room left in classes
    that several groups ask for, the parents of the trees for
    ``same_subtree``, the unsuffixed group's required traits;
-5. ``candidate_search`` combines the groups, lazily;
-6. the provider summaries are read for the trees of the answer alone.
+5. ``zun_hostcap.candidates.search`` combines the groups, lazily;
+6. the provider summaries are read for the trees of the answer alone
+   (``provider_summaries``).
 
 What each group may use follows OpenStack Placement (see
 doc/source/admin/placement-candidates.rst for the rules and the few
@@ -34,40 +35,34 @@ places where this search answers differently, on purpose):
 - root_required is met by the anchor.
 """
 
-import functools
-import json
-
 import os_traits
 import sqlalchemy as sa
 
+from zun_hostcap.candidates import request as candidate_request
+from zun_hostcap.candidates import search
+from zun_hostcap.candidates import space as search_space
 from zun_hostcap.db.sqlalchemy import models
-from zun_hostcap.db.sqlalchemy.placement import candidate_search as search
 from zun_hostcap.db.sqlalchemy.placement import common
+from zun_hostcap.db.sqlalchemy.placement import inventories as inv_db
+from zun_hostcap.db.sqlalchemy.placement import provider_filter as rp_filter
+from zun_hostcap.db.sqlalchemy.placement import provider_summaries
 from zun_hostcap.db.sqlalchemy.placement import resource_classes
-from zun_hostcap.db.sqlalchemy.placement import resource_providers as rp_db
 from zun_hostcap.db.sqlalchemy.placement import traits as trait_db
 
 RP = common.RP
 INV = models.Inventory.__table__
-ALLOC = models.Allocation.__table__
 RPT = models.ResourceProviderTrait.__table__
 RPA = models.ResourceProviderAggregate.__table__
-AGG = models.PlacementAggregate.__table__
-RC = models.ResourceClass.__table__
-TRAIT = models.Trait.__table__
 
 SHARES = os_traits.MISC_SHARES_VIA_AGGREGATE
-
-# Ids sent in one IN (...) at most; longer lists go in several
-# statements (SQLite takes 32,766 bound values a statement).
-IN_CHUNK = 5000
 
 
 class Answer(object):
     """The candidates and the provider summaries.
 
     Kept so that an answer of many thousands of candidates is written
-    without building names twice:
+    without building names twice (the API's allocation_candidates
+    controller writes it):
 
     - ``levels``: the search's levels, as (suffix, ((class name, amount),
       ...));
@@ -76,9 +71,6 @@ class Answer(object):
     - ``uuid_of``: {provider id: uuid} of every provider they name;
     - ``summaries_text``: the provider summaries as the inside of a JSON
       object, in the form the request's version shows.
-
-    ``allocation_requests()`` and ``provider_summaries`` give them by
-    uuid and name.
     """
 
     def __init__(self, levels=(), candidates=(), uuid_of=None,
@@ -88,41 +80,9 @@ class Answer(object):
         self.uuid_of = uuid_of or {}
         self.summaries_text = summaries_text
 
-    def allocation_requests(self):
-        """[(allocations, mappings)] of the candidates.
-
-        Allocations as {uuid: {class: amount}}, mappings as {suffix:
-        [uuid]}.
-        """
-        levels = [search.Level(suffix, None, resources, None)
-                  for suffix, resources in self.levels]
-        uuid_of = self.uuid_of
-        return [({uuid_of[rp]: resources for rp, resources in
-                  search.allocations(levels, candidate).items()},
-                 {suffix: [uuid_of[rp] for rp in rps] for suffix, rps in
-                  search.mappings(levels, candidate).items()})
-                for candidate in self.candidates]
-
-    @property
-    def provider_summaries(self):
-        """{uuid: summary}, each as the API shows it."""
-        return json.loads('{%s}' % self.summaries_text)
-
 
 class _Empty(Exception):
     """Nothing can match: a group, or the request, has no option."""
-
-
-def _chunks(ids):
-    ids = sorted(ids)
-    for start in range(0, len(ids), IN_CHUNK):
-        yield ids[start:start + IN_CHUNK]
-
-
-def _in_aggregates_all(rp_col, member_of):
-    """The provider is in at least one aggregate of each set."""
-    return sa.and_(*[rp_db._in_aggregates(rp_col, agg_uuids)
-                     for agg_uuids in member_of])
 
 
 class _Names(object):
@@ -161,26 +121,33 @@ def _tree_root(context, uuid):
     return root
 
 
-def _own_conditions(rp_col, group, names, resources):
-    """What a provider must meet itself to serve a granular group.
+def _own_conditions(context, group, names, resources):
+    """What a provider must meet itself to serve a group alone.
 
     Traits and aggregates first: SQLite tries the conditions in their
     order, and these are cheaper than capacity (a sum of allocations)
-    and usually leave few providers to try it on.
+    and usually leave few providers to try it on. _Empty for an in_tree
+    provider that does not exist.
     """
+    rp_col = RP.c.id
     conditions = []
     for any_of in group.required_traits:
-        conditions.append(rp_db._with_traits(rp_col, names.traits(any_of)))
+        conditions.append(rp_filter.with_traits(rp_col,
+                                                names.traits(any_of)))
     if group.forbidden_traits:
-        conditions.append(~rp_db._with_traits(
+        conditions.append(~rp_filter.with_traits(
             rp_col, names.traits(group.forbidden_traits)))
     if group.member_of:
-        conditions.append(_in_aggregates_all(rp_col, group.member_of))
+        conditions.append(rp_filter.in_all_aggregates(rp_col,
+                                                      group.member_of))
     if group.forbidden_aggs:
-        conditions.append(~rp_db._in_aggregates(rp_col,
-                                                group.forbidden_aggs))
-    conditions.extend(rp_db._has_capacity(rp_col, rc_id, amount)
+        conditions.append(~rp_filter.in_aggregates(rp_col,
+                                                   group.forbidden_aggs))
+    conditions.extend(rp_filter.has_capacity(rp_col, rc_id, amount)
                       for rc_id, amount in resources)
+    if group.in_tree:
+        conditions.append(RP.c.root_provider_id ==
+                          _tree_root(context, group.in_tree))
     return conditions
 
 
@@ -203,7 +170,7 @@ class _Builder(object):
     """Builds the SearchSpace of a request, then names the answer."""
 
     def __init__(self, context, request, names,
-                 options=search.SearchOptions()):
+                 options=candidate_request.SearchOptions()):
         self.context = context
         self.request = request
         self.names = names
@@ -229,10 +196,10 @@ class _Builder(object):
     def _roots_with_traits(self):
         conditions = [RP.c.parent_provider_id.is_(None)]
         for name in sorted(self.request.root_required):
-            conditions.append(rp_db._with_traits(
+            conditions.append(rp_filter.with_traits(
                 RP.c.id, self.names.traits([name])))
         if self.request.root_forbidden:
-            conditions.append(~rp_db._with_traits(
+            conditions.append(~rp_filter.with_traits(
                 RP.c.id, self.names.traits(self.request.root_forbidden)))
         return set(self.context.session.execute(
             sa.select(RP.c.id).where(*conditions)).scalars())
@@ -250,7 +217,7 @@ class _Builder(object):
             theirs = RPA.alias('theirs')
             for rp in missing:
                 self._anchors_of[rp] = set()
-            for chunk in _chunks(missing):
+            for chunk in common.chunks(missing):
                 rows = self.context.session.execute(
                     sa.select(mine.c.resource_provider_id,
                               RP.c.root_provider_id)
@@ -285,10 +252,8 @@ class _Builder(object):
     def granular_level(self, group):
         """The Level of a granular group (one provider serves it all)."""
         resources = self.names.resources(group)
-        conditions = _own_conditions(RP.c.id, group, self.names, resources)
-        if group.in_tree:
-            conditions.append(RP.c.root_provider_id ==
-                              _tree_root(self.context, group.in_tree))
+        conditions = _own_conditions(self.context, group, self.names,
+                                     resources)
         options = {}
         pairs = self._pairs(conditions)
         sharing = [rp for rp, _root in pairs if rp in self.sharing]
@@ -302,7 +267,7 @@ class _Builder(object):
                     options.setdefault(anchor, []).append(rp)
         if not options:
             raise _Empty()
-        return search.Level(group.suffix, True, resources, options)
+        return search_space.Level(group.suffix, True, resources, options)
 
     def unsuffixed_levels(self, group):
         """The Levels of the unsuffixed group, one a class."""
@@ -314,23 +279,23 @@ class _Builder(object):
         bad_roots = None
         levels = []
         for rc_id, amount in names.resources(group):
-            conditions = [rp_db._has_capacity(RP.c.id, rc_id, amount)]
+            conditions = [rp_filter.has_capacity(RP.c.id, rc_id, amount)]
             if forbidden:
-                conditions.append(~rp_db._with_traits(RP.c.id, forbidden))
+                conditions.append(~rp_filter.with_traits(RP.c.id, forbidden))
             if tree_root is not None:
                 conditions.append(RP.c.root_provider_id == tree_root)
             # In the tree's own terms: the provider or its root.
             own = list(conditions)
             if group.member_of:
                 own.append(sa.or_(
-                    _in_aggregates_all(RP.c.id, group.member_of),
-                    _in_aggregates_all(RP.c.root_provider_id,
-                                       group.member_of)))
+                    rp_filter.in_all_aggregates(RP.c.id, group.member_of),
+                    rp_filter.in_all_aggregates(RP.c.root_provider_id,
+                                                group.member_of)))
             if group.forbidden_aggs:
-                own.append(~rp_db._in_aggregates(RP.c.id,
-                                                 group.forbidden_aggs))
-                own.append(~rp_db._in_aggregates(RP.c.root_provider_id,
-                                                 group.forbidden_aggs))
+                own.append(~rp_filter.in_aggregates(RP.c.id,
+                                                    group.forbidden_aggs))
+                own.append(~rp_filter.in_aggregates(RP.c.root_provider_id,
+                                                    group.forbidden_aggs))
             options = {}
             for rp, root in self._pairs(own):
                 if self._allowed(root):
@@ -342,17 +307,17 @@ class _Builder(object):
                 shared = list(conditions)
                 shared.append(RP.c.id.in_(sorted(self.sharing)))
                 if group.member_of:
-                    shared.append(_in_aggregates_all(RP.c.id,
-                                                     group.member_of))
+                    shared.append(rp_filter.in_all_aggregates(
+                        RP.c.id, group.member_of))
                 if group.forbidden_aggs:
-                    shared.append(~rp_db._in_aggregates(
+                    shared.append(~rp_filter.in_aggregates(
                         RP.c.id, group.forbidden_aggs))
                 pairs = self._pairs(shared)
                 if pairs and group.forbidden_aggs and bad_roots is None:
                     bad_roots = set(self.context.session.execute(
                         sa.select(RP.c.id).where(
                             RP.c.parent_provider_id.is_(None),
-                            rp_db._in_aggregates(
+                            rp_filter.in_aggregates(
                                 RP.c.id, group.forbidden_aggs)))
                         .scalars())
                 anchors_of = self.anchors_of([rp for rp, _root in pairs])
@@ -363,13 +328,13 @@ class _Builder(object):
                             options.setdefault(anchor, []).append(rp)
             if not options:
                 raise _Empty()
-            levels.append(search.Level('', False, ((rc_id, amount),),
-                                       options))
+            levels.append(search_space.Level('', False, ((rc_id, amount),),
+                                             options))
         return levels
 
     def room(self, levels):
         """{(provider, class): room} for classes several levels take."""
-        shared = search.shared_classes(levels)
+        shared = search_space.shared_classes(levels)
         if not shared:
             return {}
         providers = set()
@@ -378,12 +343,8 @@ class _Builder(object):
                 for options in level.options.values():
                     providers.update(options)
         room = {}
-        used = (sa.select(sa.func.coalesce(sa.func.sum(ALLOC.c.used), 0))
-                .where(ALLOC.c.resource_provider_id ==
-                       INV.c.resource_provider_id,
-                       ALLOC.c.resource_class_id == INV.c.resource_class_id)
-                .scalar_subquery())
-        for chunk in _chunks(providers):
+        used = rp_filter.used(or_zero=True)
+        for chunk in common.chunks(providers):
             rows = self.context.session.execute(
                 sa.select(INV.c.resource_provider_id,
                           INV.c.resource_class_id, INV.c.total,
@@ -392,7 +353,7 @@ class _Builder(object):
                 .where(INV.c.resource_class_id.in_(sorted(shared)),
                        INV.c.resource_provider_id.in_(chunk))).all()
             for rp, rc_id, total, reserved, ratio, max_unit, in_use in rows:
-                capacity = int((total - reserved) * ratio)
+                capacity = inv_db.capacity(total, reserved, ratio)
                 room[(rp, rc_id)] = min(capacity - int(in_use), max_unit)
         return room
 
@@ -406,7 +367,7 @@ class _Builder(object):
         missing = {parent for parent in parent_of.values()
                    if parent is not None and parent not in parent_of}
         while missing:
-            for chunk in _chunks(missing):
+            for chunk in common.chunks(missing):
                 parent_of.update(self.context.session.execute(
                     sa.select(RP.c.id, RP.c.parent_provider_id)
                     .where(RP.c.id.in_(chunk))).all())
@@ -417,7 +378,7 @@ class _Builder(object):
     def traits_of(self, trait_ids, providers):
         """{provider: {trait ids it has of ``trait_ids``}}."""
         found = {}
-        for chunk in _chunks(providers):
+        for chunk in common.chunks(providers):
             for rp, trait_id in self.context.session.execute(
                     sa.select(RPT.c.resource_provider_id, RPT.c.trait_id)
                     .where(RPT.c.trait_id.in_(sorted(trait_ids)),
@@ -452,17 +413,15 @@ class _Builder(object):
         first of them).
         """
         resources = self.names.resources(group)
-        conditions = _own_conditions(RP.c.id, group, self.names, resources)
-        if group.in_tree:
-            conditions.append(RP.c.root_provider_id ==
-                              _tree_root(self.context, group.in_tree))
+        conditions = _own_conditions(self.context, group, self.names,
+                                     resources)
         options = {}
         for rp, root in self._pairs(conditions, self._first_only()):
             if self._allowed(root):
                 options[root] = [rp]
         if not options:
             raise _Empty()
-        return search.Level('', False, resources, options)
+        return search_space.Level('', False, resources, options)
 
     def space(self):
         request = self.request
@@ -502,131 +461,14 @@ class _Builder(object):
         same_subtrees = tuple(request.same_subtrees)
         if same_subtrees:
             parent_of = self.parents()
-        return search.SearchSpace(
+        return search_space.SearchSpace(
             levels, anchors, self.root_of,
             sharing=frozenset(self.sharing),
             room=self.room(levels), parent_of=parent_of,
             same_subtrees=same_subtrees,
             unsuffixed_required=unsuffixed_required, traits_of=traits_of,
-            isolate=request.group_policy == search.ISOLATE,
+            isolate=request.group_policy == candidate_request.ISOLATE,
             nested_aware=request.nested_aware)
-
-
-# The provider summaries are written by the database, as the provider
-# list is (resource_providers.listing_document): each provider's JSON
-# text, with its inventories, usage and traits aggregated in it, so that
-# thousands of summaries build no row, tuple or dict a value in Python,
-# nor a string a value in PyMySQL. Uuids, class and trait names are
-# written between quotes as they are: each is checked on its way in
-# (uuids; CUSTOM_ and os-traits / os-resource-classes names of capital
-# letters, digits and underscores), none holds a character JSON escapes.
-
-def _capacity(dialect):
-    """int((total - reserved) * allocation_ratio), as Placement has it.
-
-    Placement computes it in Python, from the ratio its driver read.
-    MariaDB keeps the ratio as a FLOAT and sends it as its shortest
-    decimal text (0.7, not 0.699999988079071): the text is what is
-    multiplied, or a quarter of the capacities would differ by one.
-    """
-    ratio = INV.c.allocation_ratio
-    if dialect == 'mysql':
-        ratio = sa.cast(sa.cast(ratio, sa.String), sa.Double)
-    product = (INV.c.total - INV.c.reserved) * ratio
-    if dialect == 'sqlite':
-        # CAST to INTEGER truncates, as int() does: capacities are >= 0.
-        return sa.cast(product, sa.Integer)
-    return sa.cast(sa.func.floor(product), sa.BigInteger)
-
-
-def _joined(dialect, text, order_by):
-    """``text`` of the rows aggregated, ', ' between, in ``order_by``.
-
-    SQLite (3.40) takes no ORDER BY in group_concat; it aggregates in the
-    order of the index the correlated lookup uses, the same.
-    """
-    if dialect == 'sqlite':
-        return sa.func.group_concat(text, ', ')
-    return sa.func.aggregate_strings(text, ', ').aggregate_order_by(order_by)
-
-
-def _text(value):
-    return sa.cast(value, sa.String)
-
-
-_ROOT = RP.alias('summary_root')
-_PARENT = RP.alias('summary_parent')
-
-
-@functools.lru_cache(maxsize=64)
-def _summary_document(dialect, class_ids, with_traits, nested):
-    """The SQL expression of a provider's summary, ``"uuid": {...}``.
-
-    Built once for each form (``class_ids`` a frozenset, or None for
-    every class): building it costs more than running it compiled.
-    """
-    used = (sa.select(sa.func.coalesce(sa.func.sum(ALLOC.c.used), 0))
-            .where(ALLOC.c.resource_provider_id == INV.c.resource_provider_id,
-                   ALLOC.c.resource_class_id == INV.c.resource_class_id)
-            .scalar_subquery())
-    resource = (sa.literal('"') + RC.c.name + '": {"capacity": ' +
-                _text(_capacity(dialect)) + ', "used": ' + _text(used) + '}')
-    resources = (sa.select(_joined(dialect, resource,
-                                   INV.c.resource_class_id))
-                 .select_from(INV.join(RC, RC.c.id ==
-                                       INV.c.resource_class_id))
-                 .where(INV.c.resource_provider_id == RP.c.id))
-    if class_ids is not None:
-        resources = resources.where(
-            INV.c.resource_class_id.in_(sorted(class_ids)))
-    document = (sa.literal('"') + RP.c.uuid + '": {"resources": {' +
-                sa.func.coalesce(resources.scalar_subquery(), '') + '}')
-    if with_traits:
-        traits = (sa.select(_joined(dialect, '"' + TRAIT.c.name + '"',
-                                    RPT.c.trait_id))
-                  .select_from(RPT.join(TRAIT,
-                                        TRAIT.c.id == RPT.c.trait_id))
-                  .where(RPT.c.resource_provider_id == RP.c.id))
-        document = (document + ', "traits": [' +
-                    sa.func.coalesce(traits.scalar_subquery(), '') + ']')
-    if nested:
-        document = (document + ', "parent_provider_uuid": ' +
-                    sa.func.coalesce('"' + _PARENT.c.uuid + '"', 'null') +
-                    ', "root_provider_uuid": "' + _ROOT.c.uuid + '"')
-    return document + '}'
-
-
-def _summaries(context, roots, only, class_ids, with_traits, nested):
-    """The inside of the provider summaries' JSON object.
-
-    Every provider of the trees of ``roots``, or the providers ``only``
-    if given.
-    """
-    connection = context.session.connection()
-    dialect = connection.dialect.name
-    document = _summary_document(
-        dialect, None if class_ids is None else frozenset(class_ids),
-        with_traits, nested)
-    froms = (RP.join(_ROOT, _ROOT.c.id == RP.c.root_provider_id)
-             .outerjoin(_PARENT, _PARENT.c.id == RP.c.parent_provider_id))
-    if dialect == 'mysql':
-        rp_db._raise_group_concat_limit(connection)
-        # A row for up to LISTING_CHUNK providers: PyMySQL decodes each
-        # value of each row in Python.
-        chunk = sa.func.floor(RP.c.id / rp_db.LISTING_CHUNK)
-        query = (sa.select(sa.func.aggregate_strings(document, ', ')
-                           .aggregate_order_by(RP.c.id))
-                 .group_by(chunk).order_by(chunk))
-    else:
-        query = sa.select(document).order_by(RP.c.id)
-    query = query.select_from(froms)
-    ids, column = ((only, RP.c.id) if only is not None else
-                   (roots, RP.c.root_provider_id))
-    texts = []
-    for part in _chunks(ids):
-        texts.extend(context.session.execute(
-            query.where(column.in_(part))).scalars().all())
-    return ', '.join(texts)
 
 
 def _answer(context, space, candidates, uuid_of, summaries_text,
@@ -634,7 +476,7 @@ def _answer(context, space, candidates, uuid_of, summaries_text,
     """The Answer: classes named, every candidate provider's uuid."""
     missing = {rp for candidate in candidates for rp in candidate
                if rp not in uuid_of}
-    for chunk in _chunks(missing):
+    for chunk in common.chunks(missing):
         uuid_of.update(context.session.execute(
             sa.select(RP.c.id, RP.c.uuid).where(RP.c.id.in_(chunk))).all())
     levels = [(level.suffix, tuple((class_names[rc], amount)
@@ -643,9 +485,10 @@ def _answer(context, space, candidates, uuid_of, summaries_text,
     return Answer(levels, candidates, uuid_of, summaries_text)
 
 
-def get_candidates(context, request, options=search.SearchOptions(),
+def get_candidates(context, request,
+                   options=candidate_request.SearchOptions(),
                    all_classes=True, with_traits=True):
-    """The Answer to ``request`` (a candidate_search.CandidateRequest).
+    """The Answer to ``request``, a candidates.request.CandidateRequest.
 
     :param options: the [placement] options of the search.
     :param all_classes: summaries show every class of a provider (from
@@ -681,8 +524,8 @@ def _get_candidates(context, request, options, all_classes, with_traits):
     only = None if request.nested_aware else allocating
     roots = {space.root_of[rp] for rp in allocating}
     class_ids = None if all_classes else set(names.class_ids.values())
-    summaries = _summaries(context, roots, only, class_ids, with_traits,
-                           request.nested_aware)
+    summaries = provider_summaries.text(context, roots, only, class_ids,
+                                        with_traits, request.nested_aware)
     class_names = {id_: name for name, id_ in names.class_ids.items()}
     return _answer(context, space, candidates, builder.uuid_of, summaries,
                    class_names)

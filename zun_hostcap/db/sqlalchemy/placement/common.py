@@ -277,8 +277,22 @@ def _bump_generation(column, name):
 _BUMP_GENERATION = _bump_generation(RP.c.id, 'provider_id')
 _BUMP_GENERATION_BY_UUID = _bump_generation(RP.c.uuid, 'provider_uuid')
 
-# The largest generation plus one: the column is a signed 32-bit INT.
-GENERATION_LIMIT = 2 ** 31 - 1
+# The largest value of an INT column (signed 32 bits).
+MAX_INT = 2 ** 31 - 1
+
+# The largest generation plus one: the column is an INT.
+GENERATION_LIMIT = MAX_INT
+
+# Ids sent in one IN (...) at most; longer lists go in several
+# statements (SQLite takes 32,766 bound values a statement).
+IN_CHUNK = 5000
+
+
+def chunks(ids):
+    """``ids`` sorted, in lists of IN_CHUNK at most."""
+    ids = sorted(ids)
+    for start in range(0, len(ids), IN_CHUNK):
+        yield ids[start:start + IN_CHUNK]
 
 
 def provider_row(context, uuid):

@@ -23,6 +23,7 @@ import sqlalchemy as sa
 from zun_hostcap.common import exception
 from zun_hostcap.db.sqlalchemy import models
 from zun_hostcap.db.sqlalchemy.placement import common
+from zun_hostcap.db.sqlalchemy.placement import provider_filter
 from zun_hostcap.db.sqlalchemy.placement import resource_classes
 
 LOG = logging.getLogger(__name__)
@@ -31,13 +32,10 @@ RP = common.RP
 INV = models.Inventory.__table__
 ALLOC = models.Allocation.__table__
 
-# The largest value of an integer column; the default max_unit.
-MAX_INT = 2147483647
-
 # What a client may set, and the values of those it leaves out.
 FIELDS = ('total', 'reserved', 'min_unit', 'max_unit', 'step_size',
           'allocation_ratio')
-DEFAULTS = {'reserved': 0, 'min_unit': 1, 'max_unit': MAX_INT,
+DEFAULTS = {'reserved': 0, 'min_unit': 1, 'max_unit': common.MAX_INT,
             'step_size': 1, 'allocation_ratio': 1.0}
 
 INVENTORY_COLUMNS = (INV.c.resource_class_id, INV.c.total, INV.c.reserved,
@@ -47,8 +45,12 @@ INVENTORY_COLUMNS = (INV.c.resource_class_id, INV.c.total, INV.c.reserved,
 
 
 def capacity(total, reserved, allocation_ratio):
-    """What may be allocated of an inventory.
+    """What may be allocated of an inventory, in Python.
 
+    ``int((total - reserved) * allocation_ratio)``, from the ratio as the
+    database driver read it (``provider_filter.capacity`` is the same in
+    SQL, and says how the drivers read it). The writers compare the
+    amounts, integers, with it: rounded down or not, the same pass.
     A ratio near the float limits can make the product infinite; that is
     no capacity an integer can hold, so it is taken as none (negative).
     """
@@ -114,14 +116,6 @@ def in_use(uuid, names):
         resource_classes=', '.join(names), uuid=uuid)
 
 
-def _used_subquery(inv=INV):
-    """Sum of what is allocated of an inventory row (NULL if nothing)."""
-    return (sa.select(sa.func.sum(ALLOC.c.used))
-            .where(ALLOC.c.resource_provider_id == inv.c.resource_provider_id,
-                   ALLOC.c.resource_class_id == inv.c.resource_class_id)
-            .scalar_subquery())
-
-
 def _names(context, rows):
     return resource_classes.names_for_ids(
         context, {row.resource_class_id for row in rows})
@@ -181,7 +175,7 @@ def get_one(context, uuid, resource_class):
 
 _EXISTING = (
     sa.select(RP.c.id, INV.c.resource_class_id,
-              _used_subquery().label('used'),
+              provider_filter.used().label('used'),
               *(INV.c[key] for key in FIELDS))
     .select_from(RP.outerjoin(INV, INV.c.resource_provider_id == RP.c.id))
     .where(RP.c.uuid == sa.bindparam('uuid')))
@@ -431,7 +425,7 @@ def update(context, uuid, resource_class, generation, values,
     class_id = resource_classes.id_for_name(context, resource_class)
     found = context.session.execute(
         sa.select(INV.c.id, INV.c.resource_provider_id,
-                  _used_subquery().label('used'),
+                  provider_filter.used().label('used'),
                   *(INV.c[key] for key in FIELDS))
         .select_from(INV.join(RP, INV.c.resource_provider_id == RP.c.id))
         .where(RP.c.uuid == uuid,
@@ -501,7 +495,7 @@ def capacity_rows(context, provider_ids, class_ids):
     class_ids = sorted(set(class_ids))
     if not provider_ids or not class_ids:
         return {}
-    used = sa.func.coalesce(_used_subquery(), 0).label('used')
+    used = provider_filter.used(or_zero=True).label('used')
     rows = context.session.execute(
         sa.select(INV.c.resource_provider_id, INV.c.resource_class_id,
                   INV.c.total, INV.c.reserved, INV.c.min_unit,

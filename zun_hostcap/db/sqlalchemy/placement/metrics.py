@@ -27,6 +27,7 @@ import sqlalchemy as sa
 
 from zun_hostcap.db.sqlalchemy import models
 from zun_hostcap.db.sqlalchemy.placement import common
+from zun_hostcap.db.sqlalchemy.placement import provider_filter
 from zun_hostcap.db.sqlalchemy.placement import resource_classes as rc_db
 
 RP = common.RP
@@ -37,11 +38,7 @@ RC = models.ResourceClass.__table__
 # The sum of an inventory's allocations, from the index on
 # (provider, class, used) alone; 0 without any. An integer: MariaDB's SUM
 # is a DECIMAL, which PyMySQL decodes several times slower.
-_USED = sa.cast(
-    sa.select(sa.func.coalesce(sa.func.sum(ALLOC.c.used), 0))
-    .where(ALLOC.c.resource_provider_id == INV.c.resource_provider_id,
-           ALLOC.c.resource_class_id == INV.c.resource_class_id)
-    .scalar_subquery(), sa.BigInteger)
+_USED = sa.cast(provider_filter.used(or_zero=True), sa.BigInteger)
 
 # Built once; in no particular order, which Prometheus does not need.
 _CAPACITY = (

@@ -7,6 +7,7 @@ from zun_hostcap.db.sqlalchemy import models
 from zun_hostcap.db.sqlalchemy.placement import allocations as alloc_db
 from zun_hostcap.db.sqlalchemy.placement import common
 from zun_hostcap.db.sqlalchemy.placement import consumers as consumer_db
+from zun_hostcap.db.sqlalchemy.placement import provider_filter
 
 ALLOC = models.Allocation.__table__
 INV = models.Inventory.__table__
@@ -27,11 +28,7 @@ RP = common.RP
 # row without a class: a provider without inventory.
 _PROVIDER_USAGES = (
     sa.select(RP.c.generation, INV.c.resource_class_id,
-              sa.select(sa.func.coalesce(sa.func.sum(ALLOC.c.used), 0))
-              .where(ALLOC.c.resource_provider_id ==
-                     INV.c.resource_provider_id,
-                     ALLOC.c.resource_class_id == INV.c.resource_class_id)
-              .scalar_subquery())
+              provider_filter.used(or_zero=True))
     .select_from(RP.outerjoin(INV, INV.c.resource_provider_id == RP.c.id))
     .where(RP.c.uuid == sa.bindparam('uuid')))
 

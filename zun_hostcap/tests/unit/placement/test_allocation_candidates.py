@@ -4,13 +4,17 @@
 MariaDB and PostgreSQL.
 """
 
+import json
+
 from oslo_utils import uuidutils
 import sqlalchemy as sa
 
+from zun_hostcap.api.controllers.placement import allocation_candidates
+from zun_hostcap.api.placement import microversion
+from zun_hostcap.candidates import request as rq
 from zun_hostcap.common import exception
 from zun_hostcap.db.sqlalchemy.placement import aggregates as agg_db
 from zun_hostcap.db.sqlalchemy.placement import allocations as alloc_db
-from zun_hostcap.db.sqlalchemy.placement import candidate_search as cs
 from zun_hostcap.db.sqlalchemy.placement import candidates as cand_db
 from zun_hostcap.db.sqlalchemy.placement import inventories as inv_db
 from zun_hostcap.db.sqlalchemy.placement import resource_providers as rp_db
@@ -24,12 +28,23 @@ AGG2 = '22222222-2222-4222-8222-222222222222'
 
 def group(suffix='', required=(), forbidden=(), member_of=(),
           forbidden_aggs=(), in_tree=None, **resources):
-    return cs.RequestGroup(
+    return rq.RequestGroup(
         suffix=suffix, resources=tuple(resources.items()),
         required_traits=tuple(frozenset([name]) for name in required),
         forbidden_traits=frozenset(forbidden),
         member_of=tuple(frozenset(aggs) for aggs in member_of),
         forbidden_aggs=frozenset(forbidden_aggs), in_tree=in_tree)
+
+
+def rendered(answer):
+    """``answer`` as the JSON body clients receive (latest version)."""
+    return json.loads(allocation_candidates.answer_text(
+        answer, microversion.MAX_VERSION))
+
+
+def mappings(body):
+    """The mappings of each allocation request of a body."""
+    return [request['mappings'] for request in body['allocation_requests']]
 
 
 class CandidateTests(object):
@@ -64,18 +79,19 @@ class CandidateTests(object):
         self.names = {}
 
     def answer(self, *groups, **request):
-        options = cs.SearchOptions(**request.pop('options', {}))
-        return cand_db.get_candidates(
-            self.context, cs.CandidateRequest(groups=groups, **request),
-            options)
+        """The body a client receives, at the latest microversion."""
+        options = rq.SearchOptions(**request.pop('options', {}))
+        return rendered(cand_db.get_candidates(
+            self.context, rq.CandidateRequest(groups=groups, **request),
+            options))
 
     def candidates(self, *groups, **request):
         """Each candidate as {provider name: {class: amount}}."""
         answer = self.answer(*groups, **request)
         return sorted(
-            sorted((self.names[uuid], sorted(resources.items()))
-                   for uuid, resources in allocations.items())
-            for allocations, _mappings in answer.allocation_requests())
+            sorted((self.names[uuid], sorted(allocation['resources'].items()))
+                   for uuid, allocation in request['allocations'].items())
+            for request in answer['allocation_requests'])
 
     def test_flat_and_summaries(self):
         self.provider('cn1', VCPU=4, MEMORY_MB={'total': 2048,
@@ -89,7 +105,7 @@ class CandidateTests(object):
         self.assertEqual([[('cn1', [('VCPU', 4)])]],
                          self.candidates(group(VCPU=4)))
         answer = self.answer(group(VCPU=1))
-        summary = answer.provider_summaries[self.uuids['cn1']]
+        summary = answer['provider_summaries'][self.uuids['cn1']]
         self.assertEqual({'VCPU': {'capacity': 4, 'used': 0},
                           'MEMORY_MB': {'capacity': 1536, 'used': 0}},
                          summary['resources'])
@@ -98,14 +114,14 @@ class CandidateTests(object):
         self.assertEqual(self.uuids['cn1'], summary['root_provider_uuid'])
         self.assertEqual(
             {'VCPU': {'capacity': 8, 'used': 5}},
-            answer.provider_summaries[self.uuids['cn2']]['resources'])
+            answer['provider_summaries'][self.uuids['cn2']]['resources'])
         # Below 1.27, the requested classes only.
-        answer = cand_db.get_candidates(
-            self.context, cs.CandidateRequest(groups=(group(VCPU=1),)),
-            all_classes=False)
+        answer = rendered(cand_db.get_candidates(
+            self.context, rq.CandidateRequest(groups=(group(VCPU=1),)),
+            all_classes=False))
         self.assertEqual(
             {'VCPU': {'capacity': 4, 'used': 0}},
-            answer.provider_summaries[self.uuids['cn1']]['resources'])
+            answer['provider_summaries'][self.uuids['cn1']]['resources'])
 
     def test_unknown_names(self):
         self.provider('cn1', VCPU=4)
@@ -155,8 +171,8 @@ class CandidateTests(object):
         # The summaries are of the whole tree.
         answer = self.answer(group(FPGA=1))
         self.assertEqual({'cn', 'numa0', 'numa1', 'fpga1'},
-                         {self.names[u] for u in answer.provider_summaries})
-        fpga = answer.provider_summaries[self.uuids['fpga1']]
+                         {self.names[u] for u in answer['provider_summaries']})
+        fpga = answer['provider_summaries'][self.uuids['fpga1']]
         self.assertEqual(self.uuids['numa1'], fpga['parent_provider_uuid'])
         self.assertEqual(self.uuids['cn'], fpga['root_provider_uuid'])
 
@@ -166,7 +182,7 @@ class CandidateTests(object):
                                              nested_aware=False))
         answer = self.answer(group(VCPU=1, MEMORY_MB=1), nested_aware=False)
         self.assertEqual({'numa0', 'numa1'},
-                         {self.names[u] for u in answer.provider_summaries})
+                         {self.names[u] for u in answer['provider_summaries']})
 
     def test_granular_groups(self):
         self.nested()
@@ -191,7 +207,8 @@ class CandidateTests(object):
                              same_subtrees=(frozenset(['_A', '_F']),))
         self.assertEqual([{'_A': [self.uuids['numa1']],
                            '_F': [self.uuids['fpga1']]}],
-                         [m for _a, m in answer.allocation_requests()])
+                         [request['mappings'] for request in
+                          answer['allocation_requests']])
 
     def test_capacity_is_shared_by_the_groups(self):
         self.provider('cn', VCPU={'total': 4, 'max_unit': 3})
@@ -212,7 +229,7 @@ class CandidateTests(object):
             sorted([('numa0', 'cn'), ('numa0', 'numa0'), ('numa1', 'cn'),
                     ('numa1', 'fpga1')]),
             sorted((self.names[m['_A'][0]], self.names[m['_R'][0]])
-                   for _a, m in found.allocation_requests()))
+                   for m in mappings(found)))
         self.provider('other', VCPU=4, traits=['HW_NUMA_ROOT'])
         found = self.answer(
             group('_A', VCPU=1),
@@ -222,7 +239,7 @@ class CandidateTests(object):
         self.assertEqual(
             sorted([('numa0', 'numa0'), ('numa1', 'numa1')]),
             sorted((self.names[m['_A'][0]], self.names[m['_R'][0]])
-                   for _a, m in found.allocation_requests()))
+                   for m in mappings(found)))
 
     def test_member_of(self):
         self.provider('cn1', aggregates=[AGG1])
@@ -261,7 +278,7 @@ class CandidateTests(object):
                          self.candidates(group(DISK_GB=10)))
         answer = self.answer(group(VCPU=1, DISK_GB=10), limit=1)
         self.assertEqual({'cn1', 'ss'},
-                         {self.names[u] for u in answer.provider_summaries})
+                         {self.names[u] for u in answer['provider_summaries']})
         # A granular group may be served by the pool of the tree.
         found = self.candidates(group(VCPU=1), group('1', DISK_GB=10))
         self.assertEqual(3, len(found))
@@ -329,7 +346,7 @@ class CandidateTests(object):
             answer = self.answer(*request, group_policy='none',
                                  same_subtrees=(frozenset(['_A', '_F']),))
             self.assertEqual(sum(1 + 10 * i for i in range(n + 1)),
-                             len(answer.candidates))
+                             len(answer['allocation_requests']))
             counts.append(len(statements))
         self.assertEqual(1, len(set(counts)), counts)
 

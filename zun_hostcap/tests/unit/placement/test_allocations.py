@@ -248,13 +248,24 @@ class AllocationsTestCase(base.TestCase):
                                                          self.consumer)))
 
     def test_provider_conflict_retries_are_bounded(self):
-        self._interfere(alloc_db.RETRIES)
+        # Placement's default; fewer attempts here, as an operator may set.
+        self.assertEqual(
+            10, self.conf.placement.allocation_conflict_retry_count)
+        self.flags(allocation_conflict_retry_count=2, group='placement')
+        self._interfere(2)
         exc = self.assertRaises(exception.AllocationConcurrentUpdate,
                                 self.write,
                                 allocations={self.rp: {'VCPU': 1}})
         self.assertEqual(409, exc.code)
         self.assertEqual('placement.concurrent_update', exc.error_code)
         self.assertIn('Inventory and/or allocations changed', exc.message)
+
+    def test_one_more_attempt_than_conflicts_succeeds(self):
+        self.flags(allocation_conflict_retry_count=3, group='placement')
+        self._interfere(2)
+        self.write(allocations={self.rp: {'VCPU': 1}})
+        self.assertEqual(1, len(alloc_db.get_by_consumer(self.context,
+                                                         self.consumer)))
 
 
 class ConcurrentAllocationsMixin(object):

@@ -1,10 +1,11 @@
 """The allocation candidate search: request groups combined, tree by tree.
 
-``candidates`` works out in SQL, set-based, which providers can serve
-each request group (or, for the unsuffixed group, each of its resource
-classes) on their own: capacity, min_unit, max_unit and step_size,
-traits, aggregates and tree membership are all checked there. What is
-left is the combination, done here without the database:
+The database side (``db/sqlalchemy/placement/candidates.py``) works out
+in SQL, set-based, which providers can serve each request group (or,
+for the unsuffixed group, each of its resource classes) on their own:
+capacity, min_unit, max_unit and step_size, traits, aggregates and tree
+membership are all checked there, and loaded into a ``SearchSpace``.
+What is left is the combination, done here without the database:
 
 - An *anchor* is the root of a tree. A group's options under an anchor
   are the providers of that tree that can serve it, and the sharing
@@ -37,163 +38,13 @@ left is the combination, done here without the database:
 Providers and classes are internal ids here; the caller names them.
 """
 
-import dataclasses
 import itertools
 import random
 
-# group_policy values.
-ISOLATE = 'isolate'
-NONE = 'none'
-
-# allocation_candidates_generation_strategy values.
-DEPTH_FIRST = 'depth-first'
-BREADTH_FIRST = 'breadth-first'
+from zun_hostcap.candidates import request as candidate_request
+from zun_hostcap.candidates import space as search_space
 
 _NO_TRAITS = frozenset()
-
-
-@dataclasses.dataclass(frozen=True)
-class RequestGroup:
-    """One group of a request, as parsed from the query string.
-
-    ``suffix`` is '' for the unsuffixed group, whose resources may come
-    from several providers of a tree and from sharing providers; a
-    granular group (any other suffix) is served by one provider.
-    ``required_traits`` and ``member_of`` are tuples of any-of sets,
-    all of which must be met; ``forbidden_traits`` and
-    ``forbidden_aggs`` sets of which none may be.
-    """
-    suffix: str = ''
-    resources: tuple = ()            # ((class name, amount), ...)
-    required_traits: tuple = ()      # (frozenset of names, ...)
-    forbidden_traits: frozenset = frozenset()
-    member_of: tuple = ()            # (frozenset of aggregate uuids, ...)
-    forbidden_aggs: frozenset = frozenset()
-    in_tree: str = None
-
-    @property
-    def use_same_provider(self):
-        return bool(self.suffix)
-
-
-@dataclasses.dataclass(frozen=True)
-class CandidateRequest:
-    """A whole GET /allocation_candidates request."""
-    groups: tuple                    # (RequestGroup, ...), query order
-    limit: int = None
-    group_policy: str = None
-    root_required: frozenset = frozenset()
-    root_forbidden: frozenset = frozenset()
-    same_subtrees: tuple = ()        # (frozenset of suffixes, ...)
-    nested_aware: bool = True        # microversion 1.29 and later
-
-
-@dataclasses.dataclass(frozen=True)
-class SearchOptions:
-    """The [placement] options of the search."""
-    randomize: bool = False
-    max_candidates: int = -1
-    strategy: str = DEPTH_FIRST
-
-
-class Level(object):
-    """One step of the walk: a granular group, or an unsuffixed class.
-
-    ``resources``: ((class id, amount), ...) taken from the provider
-    chosen at this level. ``options``: {anchor id: [provider id, ...]}.
-    """
-
-    __slots__ = ('suffix', 'granular', 'resources', 'options')
-
-    def __init__(self, suffix, granular, resources, options):
-        self.suffix = suffix
-        self.granular = granular
-        self.resources = tuple(resources)
-        self.options = options
-
-
-def shared_classes(levels):
-    """The classes more than one level asks for."""
-    seen, shared = set(), set()
-    for level in levels:
-        for rc, _amount in level.resources:
-            if rc in seen:
-                shared.add(rc)
-            seen.add(rc)
-    return frozenset(shared)
-
-
-class SearchSpace(object):
-    """What the walk needs to know, loaded by the SQL side.
-
-    :param levels: the Levels, unsuffixed ones first.
-    :param anchors: the anchor ids to walk, in the order to walk them.
-    :param root_of: {provider id: root id} of every option provider.
-    :param sharing: ids of the sharing providers among the options.
-    :param room: {(provider id, class id): the most all levels together
-        may take} for the classes asked for by more than one level
-        (``shared_classes(levels)``): capacity less usage, and max_unit.
-    :param parent_of: {provider id: parent id or None} of the trees
-        involved, when ``same_subtrees`` is given.
-    :param same_subtrees: (frozenset of suffixes, ...).
-    :param unsuffixed_required: the unsuffixed group's required traits,
-        (frozenset of trait ids, ...), met by its providers together.
-    :param traits_of: {provider id: set of trait ids} of the unsuffixed
-        group's options, restricted to the ids it requires.
-    :param isolate: group_policy is isolate.
-    :param nested_aware: False below 1.29: one provider a tree.
-    """
-
-    def __init__(self, levels, anchors, root_of, sharing=frozenset(),
-                 room=None, parent_of=None, same_subtrees=(),
-                 unsuffixed_required=(), traits_of=None, isolate=False,
-                 nested_aware=True):
-        self.levels = levels
-        self.anchors = anchors
-        self.root_of = root_of
-        self.sharing = sharing
-        self.room = room or {}
-        self.shared_classes = shared_classes(levels)
-        self.parent_of = parent_of or {}
-        self.same_subtrees = same_subtrees
-        self.unsuffixed_required = unsuffixed_required
-        self.traits_of = traits_of or {}
-        self.isolate = isolate
-        self.nested_aware = nested_aware
-
-
-def allocations(levels, providers):
-    """{provider: {class: amount}} of a candidate.
-
-    ``providers`` is a candidate as the search yields it: the provider
-    chosen at each of ``levels``, in their order. A resourceless group's
-    provider is in the mappings only.
-    """
-    found = {}
-    for level, rp in zip(levels, providers):
-        if level.resources:
-            resources = found.setdefault(rp, {})
-            for rc, amount in level.resources:
-                resources[rc] = resources.get(rc, 0) + amount
-    return found
-
-
-def mappings(levels, providers):
-    """{suffix: [providers]} of a candidate, each provider once."""
-    found = {}
-    for level, rp in zip(levels, providers):
-        chosen = found.setdefault(level.suffix, [])
-        if rp not in chosen:
-            chosen.append(rp)
-    return found
-
-
-def candidate_key(levels, providers):
-    """What makes two candidates the same answer."""
-    return (tuple(sorted((rp, tuple(sorted(res.items()))) for rp, res in
-                         allocations(levels, providers).items())),
-            tuple(sorted((suffix, tuple(sorted(rps))) for suffix, rps in
-                         mappings(levels, providers).items())))
 
 
 class _Plan(object):
@@ -544,12 +395,12 @@ def cap(options, limit):
     return min(caps) if caps else None
 
 
-def search(space, options=SearchOptions(), limit=None):
+def search(space, options=candidate_request.SearchOptions(), limit=None):
     """The candidates of ``space``, lazily.
 
     A candidate is a tuple: the provider chosen at each level of
-    ``space.levels``, in their order (see ``allocations`` and
-    ``mappings``).
+    ``space.levels``, in their order (read by the ``allocations`` and
+    ``mappings`` of zun_hostcap.candidates.space).
 
     Depth first: every candidate of the first anchor, then of the next.
     Breadth first (or randomized): one candidate of each anchor in turn.
@@ -579,7 +430,7 @@ def search(space, options=SearchOptions(), limit=None):
             if walk.viable():
                 yield walk.walk()
 
-    if options.strategy == BREADTH_FIRST or rng is not None:
+    if options.strategy == candidate_request.BREADTH_FIRST or rng is not None:
         produced = _round_robin(walks())
     else:
         produced = itertools.chain.from_iterable(walks())
@@ -592,7 +443,7 @@ def search(space, options=SearchOptions(), limit=None):
     count = 0
     for candidate in produced:
         if sharing and all(rp in sharing for rp in candidate):
-            key = candidate_key(levels, candidate)
+            key = search_space.candidate_key(levels, candidate)
             if key in seen:
                 continue
             seen.add(key)

@@ -9,28 +9,30 @@ import itertools
 import math
 import random
 
-from zun_hostcap.db.sqlalchemy.placement import candidate_search as cs
+from zun_hostcap.candidates import request as rq
+from zun_hostcap.candidates import search
+from zun_hostcap.candidates import space as sp
 from zun_hostcap.tests import base
 
 VCPU, MEM, VF, DISK = 1, 2, 3, 4
 
 
 def granular(suffix, options, resources=((VF, 1),)):
-    return cs.Level(suffix, True, resources, options)
+    return sp.Level(suffix, True, resources, options)
 
 
 def unsuffixed(rc, amount, options):
-    return cs.Level('', False, ((rc, amount),), options)
+    return sp.Level('', False, ((rc, amount),), options)
 
 
 def found(space, **kwargs):
-    options = cs.SearchOptions(**{k: v for k, v in kwargs.items()
+    options = rq.SearchOptions(**{k: v for k, v in kwargs.items()
                                   if k != 'limit'})
-    return list(cs.search(space, options, kwargs.get('limit')))
+    return list(search.search(space, options, kwargs.get('limit')))
 
 
 def keys(space, candidates):
-    return sorted(cs.candidate_key(space.levels, c) for c in candidates)
+    return sorted(sp.candidate_key(space.levels, c) for c in candidates)
 
 
 def wide_space(computes=2, pfs=8, units=8, groups=8, isolate=True):
@@ -49,7 +51,7 @@ def wide_space(computes=2, pfs=8, units=8, groups=8, isolate=True):
         options[root] = children
     for g in range(groups):
         levels.append(granular('G%d' % g, options))
-    return cs.SearchSpace(levels, sorted(options), root_of, room=room,
+    return sp.SearchSpace(levels, sorted(options), root_of, room=room,
                           isolate=isolate)
 
 
@@ -58,13 +60,13 @@ class _Counting(object):
 
     def __init__(self, test):
         self.tried = 0
-        original = cs._AnchorWalk._descend
+        original = search._AnchorWalk._descend
         counter = self
 
         def descend(walk, k):
             counter.tried += len(walk.options[k])
             return original(walk, k)
-        test.patch(cs._AnchorWalk, '_descend', descend)
+        test.patch(search._AnchorWalk, '_descend', descend)
 
 
 class TestWideTrees(base.TestCase):
@@ -122,11 +124,11 @@ class TestWideTrees(base.TestCase):
         roots = [space.root_of[c[0]] for c in found(space, limit=4)]
         self.assertEqual([1000] * 4, roots)
         roots = [space.root_of[c[0]] for c in found(
-            space, limit=4, strategy=cs.BREADTH_FIRST)]
+            space, limit=4, strategy=rq.BREADTH_FIRST)]
         self.assertEqual([1000, 2000, 1000, 2000], roots)
         self.assertEqual(
             keys(space, found(space)),
-            keys(space, found(space, strategy=cs.BREADTH_FIRST)))
+            keys(space, found(space, strategy=rq.BREADTH_FIRST)))
 
     def test_randomized_samples_across_roots(self):
         space = wide_space(computes=4, pfs=4, groups=2)
@@ -148,14 +150,14 @@ class TestRules(base.TestCase):
         # 2, a granular group 1 or 2.
         options = {1: [1]}
         root_of = {1: 1}
-        space = cs.SearchSpace(
+        space = sp.SearchSpace(
             [unsuffixed(VCPU, 2, options),
              granular('1', options, ((VCPU, 1),))],
             [1], root_of, room={(1, VCPU): 3})
         self.assertEqual([(1, 1)], found(space))
         self.assertEqual({1: {VCPU: 3}},
-                         cs.allocations(space.levels, (1, 1)))
-        space = cs.SearchSpace(
+                         sp.allocations(space.levels, (1, 1)))
+        space = sp.SearchSpace(
             [unsuffixed(VCPU, 2, options),
              granular('1', options, ((VCPU, 2),))],
             [1], root_of, room={(1, VCPU): 3})
@@ -167,26 +169,26 @@ class TestRules(base.TestCase):
         root_of = {rp: 1 for rp in parent_of}
         levels = [granular('_NUMA', {1: [2, 3]}, ((VCPU, 1),)),
                   granular('_FPGA', {1: [4, 6]}, ((VF, 1),))]
-        space = cs.SearchSpace(
+        space = sp.SearchSpace(
             levels, [1], root_of, parent_of=parent_of,
             same_subtrees=(frozenset(['_NUMA', '_FPGA']),))
         self.assertEqual([(2, 4), (3, 6)], found(space))
         # A resourceless group above them names the NUMA node.
-        levels.append(cs.Level('_ROOT', True, (), {1: [2, 3]}))
-        space = cs.SearchSpace(
+        levels.append(sp.Level('_ROOT', True, (), {1: [2, 3]}))
+        space = sp.SearchSpace(
             levels, [1], root_of, parent_of=parent_of,
             same_subtrees=(frozenset(['_NUMA', '_FPGA', '_ROOT']),))
         self.assertEqual([(2, 4, 2), (3, 6, 3)], found(space))
         self.assertEqual({2: {VCPU: 1}, 4: {VF: 1}},
-                         cs.allocations(space.levels, (2, 4, 2)))
+                         sp.allocations(space.levels, (2, 4, 2)))
         self.assertEqual({'_NUMA': [2], '_FPGA': [4], '_ROOT': [2]},
-                         cs.mappings(space.levels, (2, 4, 2)))
+                         sp.mappings(space.levels, (2, 4, 2)))
 
     def test_unsuffixed_traits_are_met_together(self):
         # VCPU from 1 (trait 10) or 2 (none); DISK from 3 (trait 20).
         levels = [unsuffixed(VCPU, 1, {1: [1, 2]}),
                   unsuffixed(DISK, 1, {1: [3]})]
-        space = cs.SearchSpace(
+        space = sp.SearchSpace(
             levels, [1], {1: 1, 2: 1, 3: 1},
             unsuffixed_required=(frozenset([10]), frozenset([20])),
             traits_of={1: {10}, 3: {20}})
@@ -197,7 +199,7 @@ class TestRules(base.TestCase):
     def test_below_1_29_one_provider_a_tree(self):
         levels = [unsuffixed(VCPU, 1, {1: [1, 2]}),
                   unsuffixed(MEM, 1, {1: [1, 2]})]
-        space = cs.SearchSpace(levels, [1], {1: 1, 2: 1},
+        space = sp.SearchSpace(levels, [1], {1: 1, 2: 1},
                                nested_aware=False)
         self.assertEqual([(1, 1), (2, 2)], found(space))
         space.nested_aware = True
@@ -207,10 +209,10 @@ class TestRules(base.TestCase):
         # Sharing provider 9 (its own root) shares DISK with roots 1 and
         # 2: a DISK-only request is 9 alone, whatever the anchor.
         options = {1: [9], 2: [9], 9: [9]}
-        space = cs.SearchSpace([unsuffixed(DISK, 10, options)], [1, 2, 9],
+        space = sp.SearchSpace([unsuffixed(DISK, 10, options)], [1, 2, 9],
                                {9: 9}, sharing=frozenset([9]))
         self.assertEqual([(9,)], found(space))
-        self.assertEqual([(9,)], found(space, strategy=cs.BREADTH_FIRST))
+        self.assertEqual([(9,)], found(space, strategy=rq.BREADTH_FIRST))
 
 
 def _brute_force(space):
@@ -261,7 +263,7 @@ def _brute_force(space):
                            for any_of in space.unsuffixed_required):
                     ok = False
             if ok:
-                result.add(cs.candidate_key(space.levels, combo))
+                result.add(sp.candidate_key(space.levels, combo))
     return result
 
 
@@ -314,7 +316,7 @@ def _random_space(rng):
         required = (frozenset(rng.sample([10, 20, 30], 1)),)
     anchors = sorted(set.intersection(*[set(level.options)
                                         for level in levels]))
-    return cs.SearchSpace(
+    return sp.SearchSpace(
         levels, anchors, root_of, room=room, parent_of=parent_of,
         same_subtrees=same_subtrees, unsuffixed_required=required,
         traits_of=traits_of, isolate=rng.random() < 0.5,

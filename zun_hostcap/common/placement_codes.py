@@ -1,0 +1,19 @@
+"""The error codes of the Placement-compatible API's error documents.
+
+Placement's own codes (``placement.*``, from microversion 1.23), each
+written once: the exceptions of the resource provider model carry them,
+the API's handlers name them, and the compute's report client reads them
+in the answers of a Placement service.
+"""
+
+UNDEFINED = 'placement.undefined_code'
+CONCURRENT_UPDATE = 'placement.concurrent_update'
+DUPLICATE_NAME = 'placement.duplicate_name'
+INVENTORY_INUSE = 'placement.inventory.inuse'
+PROVIDER_IN_USE = 'placement.resource_provider.inuse'
+PROVIDER_CANNOT_DELETE_PARENT = (
+    'placement.resource_provider.cannot_delete_parent')
+PROVIDER_NOT_FOUND = 'placement.resource_provider.not_found'
+QUERY_DUPLICATE_KEY = 'placement.query.duplicate_key'
+QUERY_BAD_VALUE = 'placement.query.bad_value'
+QUERY_MISSING_VALUE = 'placement.query.missing_value'

@@ -1,0 +1,121 @@
+"""The provider summaries of allocation candidates, written in SQL.
+
+The provider summaries are written by the database, as the provider
+list is (resource_providers.listing_document): each provider's JSON
+text, with its inventories, usage and traits aggregated in it, so that
+thousands of summaries build no row, tuple or dict a value in Python,
+nor a string a value in PyMySQL. Uuids, class and trait names are
+written between quotes as they are: each is checked on its way in
+(uuids; CUSTOM_ and os-traits / os-resource-classes names of capital
+letters, digits and underscores), none holds a character JSON escapes.
+"""
+
+import functools
+
+import sqlalchemy as sa
+
+from zun_hostcap.db.sqlalchemy import models
+from zun_hostcap.db.sqlalchemy.placement import common
+from zun_hostcap.db.sqlalchemy.placement import provider_filter
+from zun_hostcap.db.sqlalchemy.placement import resource_providers as rp_db
+
+RP = common.RP
+INV = models.Inventory.__table__
+RPT = models.ResourceProviderTrait.__table__
+RC = models.ResourceClass.__table__
+TRAIT = models.Trait.__table__
+
+
+def _joined(dialect, text, order_by):
+    """``text`` of the rows aggregated, ', ' between, in ``order_by``.
+
+    SQLite (3.40) takes no ORDER BY in group_concat; it aggregates in the
+    order of the index the correlated lookup uses, the same.
+    """
+    if dialect == 'sqlite':
+        return sa.func.group_concat(text, ', ')
+    return sa.func.aggregate_strings(text, ', ').aggregate_order_by(order_by)
+
+
+def _text(value):
+    return sa.cast(value, sa.String)
+
+
+_ROOT = RP.alias('summary_root')
+_PARENT = RP.alias('summary_parent')
+
+
+@functools.lru_cache(maxsize=64)
+def _summary_document(dialect, class_ids, with_traits, nested):
+    """The SQL expression of a provider's summary, ``"uuid": {...}``.
+
+    Built once for each form (``class_ids`` a frozenset, or None for
+    every class): building it costs more than running it compiled.
+    """
+    resource = (sa.literal('"') + RC.c.name + '": {"capacity": ' +
+                _text(provider_filter.capacity(dialect)) + ', "used": ' +
+                _text(provider_filter.used(or_zero=True)) + '}')
+    resources = (sa.select(_joined(dialect, resource,
+                                   INV.c.resource_class_id))
+                 .select_from(INV.join(RC, RC.c.id ==
+                                       INV.c.resource_class_id))
+                 .where(INV.c.resource_provider_id == RP.c.id))
+    if class_ids is not None:
+        resources = resources.where(
+            INV.c.resource_class_id.in_(sorted(class_ids)))
+    document = (sa.literal('"') + RP.c.uuid + '": {"resources": {' +
+                sa.func.coalesce(resources.scalar_subquery(), '') + '}')
+    if with_traits:
+        traits = (sa.select(_joined(dialect, '"' + TRAIT.c.name + '"',
+                                    RPT.c.trait_id))
+                  .select_from(RPT.join(TRAIT,
+                                        TRAIT.c.id == RPT.c.trait_id))
+                  .where(RPT.c.resource_provider_id == RP.c.id))
+        document = (document + ', "traits": [' +
+                    sa.func.coalesce(traits.scalar_subquery(), '') + ']')
+    if nested:
+        document = (document + ', "parent_provider_uuid": ' +
+                    sa.func.coalesce('"' + _PARENT.c.uuid + '"', 'null') +
+                    ', "root_provider_uuid": "' + _ROOT.c.uuid + '"')
+    return document + '}'
+
+
+def text(context, roots, only, class_ids, with_traits, nested):
+    """The inside of the provider summaries' JSON object.
+
+    In the caller's read transaction.
+
+    :param roots: the root ids of the trees whose every provider has a
+        summary;
+    :param only: else the ids of the providers that have one (below
+        1.29), or None;
+    :param class_ids: the classes a summary shows (below 1.27), or None
+        for all of a provider's;
+    :param with_traits: a summary shows the provider's traits (1.17);
+    :param nested: it shows the parent's and root's uuids (1.29).
+    """
+    connection = context.session.connection()
+    dialect = connection.dialect.name
+    document = _summary_document(
+        dialect, None if class_ids is None else frozenset(class_ids),
+        with_traits, nested)
+    froms = (RP.join(_ROOT, _ROOT.c.id == RP.c.root_provider_id)
+             .outerjoin(_PARENT, _PARENT.c.id == RP.c.parent_provider_id))
+    if dialect == 'mysql':
+        rp_db.raise_group_concat_limit(connection)
+        # A row for up to LISTING_CHUNK providers: PyMySQL decodes each
+        # value of each row in Python.
+        chunk = sa.func.floor(RP.c.id / rp_db.LISTING_CHUNK)
+        query = (sa.select(sa.func.aggregate_strings(document, ', ')
+                           .aggregate_order_by(RP.c.id))
+                 .group_by(chunk).order_by(chunk))
+    else:
+        query = sa.select(document).order_by(RP.c.id)
+    query = query.select_from(froms)
+    ids, column = ((only, RP.c.id) if only is not None else
+                   (roots, RP.c.root_provider_id))
+    texts = []
+    for part in common.chunks(ids):
+        texts.extend(context.session.execute(
+            query.where(column.in_(part))).scalars().all())
+    return ', '.join(texts)
