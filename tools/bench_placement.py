@@ -3,12 +3,13 @@
 
 In one run: installs openstack-placement (pinned) from PyPI into a
 virtualenv of its own, kept in a cache directory and reused; then, for
-each database engine (SQLite, then MariaDB), serves Placement and this
-service's standalone Placement API (``zun_hostcap.wsgi.placement``) one
-after the other, each in a process of its own, with the same WSGI server
-(waitress, same version, same thread count), on a fresh database of the
-same engine, with noauth2; loads the providers and measures the same
-steps on both over keep-alive HTTP connections. It prints one table:
+each database engine (SQLite, MariaDB, then PostgreSQL), serves
+Placement and this service's standalone Placement API
+(``zun_hostcap.wsgi.placement``) one after the other, each in a process
+of its own, with the same WSGI server (waitress, same version, same
+thread count), on a fresh database of the same engine, with noauth2;
+loads the providers and measures the same steps on both over keep-alive
+HTTP connections. It prints one table:
 operations per second and median latency of each step on both, and the
 ratio ours/theirs against the target.
 
@@ -36,14 +37,19 @@ server's peak RSS. A query Placement does not answer within
 Run it with the Python of an environment where zun-hostcap is installed
 (such as ``.tox/functional/bin/python``)::
 
-    python tools/bench_placement.py [--providers N] [--only sqlite|mysql]
+    python tools/bench_placement.py [--providers N]
+                                    [--only sqlite,mysql,postgresql]
                                     [--quick] [--profile FILE]
                                     [--notifications [URL]]
                                     [--candidates [KEYS]] [--timeout S]
 
 MariaDB is expected on 127.0.0.1:3306 with a root user without password
-(``--mysql-url`` to change it); the databases ``bench_ours``,
-``bench_theirs`` (and ``bench_ours_on``) are created and dropped.
+(``--mysql-url`` to change it), PostgreSQL on 127.0.0.1:5432 with a
+``postgres`` user it trusts (``--postgresql-url``); on each, the
+databases ``bench_ours``, ``bench_theirs`` (and ``bench_ours_on``;
+another prefix than ``bench_`` with ``--database-prefix``) are
+created and dropped. Both sides reach PostgreSQL through psycopg2
+(Placement 16.0 fails on psycopg 3).
 RabbitMQ, for ``--notifications``, on the local node, managed with
 ``rabbitmqctl``. A step that fails shows its error in its row; the other
 steps still run. Every server and listener is started by its own pid and
@@ -56,6 +62,7 @@ import http.client
 import json
 import os
 import platform
+import re
 import shutil
 import signal
 import sqlite3
@@ -80,8 +87,10 @@ TOKEN = 'admin'
 SERVER_THREADS = 8
 CLIENT_THREADS = 8
 DEFAULT_MYSQL_URL = 'mysql+pymysql://root@127.0.0.1:3306/'
-DATABASES = {'ours': 'bench_ours', 'theirs': 'bench_theirs',
-             'ours_on': 'bench_ours_on'}
+DEFAULT_POSTGRESQL_URL = 'postgresql+psycopg2://postgres@127.0.0.1:5432/'
+# The databases of each side on a server, after the run's prefix.
+DATABASES = {'ours': 'ours', 'theirs': 'theirs', 'ours_on': 'ours_on'}
+DEFAULT_DATABASE_PREFIX = 'bench_'
 DEFAULT_RABBIT_URL = 'rabbit://guest:guest@127.0.0.1:5672/'
 # Seconds an allocation candidates query may take before it is given up.
 TIMEOUT = 60
@@ -164,8 +173,9 @@ class SQLiteEngine(Engine):
 class MySQLEngine(Engine):
     name = 'mysql'
 
-    def __init__(self, admin_url):
+    def __init__(self, admin_url, prefix=DEFAULT_DATABASE_PREFIX):
         self.server = benchlib.MariaDB(admin_url)
+        self.prefix = prefix
 
     def version(self):
         try:
@@ -174,10 +184,28 @@ class MySQLEngine(Engine):
             return 'MariaDB/MySQL unreachable (%s)' % type(exc).__name__
 
     def url(self, side):
-        return self.server.fresh(DATABASES[side])
+        return self.server.fresh(self.prefix + DATABASES[side])
 
     def drop(self, side):
-        self.server.drop(DATABASES[side])
+        self.server.drop(self.prefix + DATABASES[side])
+
+
+class PostgreSQLEngine(MySQLEngine):
+    name = 'postgresql'
+
+    def __init__(self, admin_url, prefix=DEFAULT_DATABASE_PREFIX):
+        self.server = benchlib.PostgreSQL(admin_url)
+        self.prefix = prefix
+
+    def version(self):
+        try:
+            return self.server.version()
+        except Exception as exc:   # noqa: B902  shown in every row too
+            return 'PostgreSQL unreachable (%s)' % type(exc).__name__
+
+
+# The engines, in the order they are measured.
+ENGINES = ('sqlite', 'mysql', 'postgresql')
 
 
 # Servers
@@ -738,7 +766,7 @@ def table(rows):
     failed or got a wrong answer. A * marks a rate of successful
     operations only, some having failed.
     """
-    head = ('%-7s %-38s %9s %8s %9s %8s %7s %6s %s' % (
+    head = ('%-10s %-38s %9s %8s %9s %8s %7s %6s %s' % (
         'engine', 'step', 'ours/s', 'p50 ms', 'theirs/s', 'p50 ms',
         'ratio', 'target', 'verdict'))
     lines = [head, '-' * len(head)]
@@ -753,7 +781,7 @@ def table(rows):
             verdict = '-'
         else:
             verdict = 'ok' if ratio >= target else 'MISS'
-        lines.append('%-7s %-38s %9s %8s %9s %8s %7s %6s %s' % (
+        lines.append('%-10s %-38s %9s %8s %9s %8s %7s %6s %s' % (
             engine, label, _rate(ours), _fmt(ours.p50, 8, 2),
             _rate(theirs), _fmt(theirs.p50, 8, 2),
             _fmt(ratio, 6, 1) + ('x' if ratio is not None else ' '),
@@ -812,14 +840,14 @@ def notifications_table(rows):
     on/off is the ratio of operations per second, notifications on to
     off; below 1 is the cost of sending them.
     """
-    head = '%-7s %-38s %9s %8s %9s %8s %7s' % (
+    head = '%-10s %-38s %9s %8s %9s %8s %7s' % (
         'engine', 'step', 'off/s', 'p50 ms', 'on/s', 'p50 ms', 'on/off')
     lines = [head, '-' * len(head)]
     notes = []
     for engine, key, off, on in rows:
         label = LABELS[key][0]
         ratio = on.rate / off.rate if on.rate and off.rate else None
-        lines.append('%-7s %-38s %9s %8s %9s %8s %7s' % (
+        lines.append('%-10s %-38s %9s %8s %9s %8s %7s' % (
             engine, label, _rate(off), _fmt(off.p50, 8, 2), _rate(on),
             _fmt(on.p50, 8, 2),
             _fmt(ratio, 6, 2) + ('x' if ratio is not None else ' ')))
@@ -895,20 +923,34 @@ def received_text(side, off, engines):
     return '\n'.join(lines)
 
 
-def floor(args, rows):
-    """The floor of a pair on MariaDB (``pair_floor``), as text."""
+def floor(args, rows, engines):
+    """The floor of a pair (``pair_floor``) on each engine, as text."""
     pairs = ITERATIONS['pairs'][args.quick] * 5
+    texts = []
     try:
         http_ms = pair_floor.http_floor(Client, pair_body(str(uuid.uuid4())),
                                         pairs)
-        sql_ms = pair_floor.sql_floor(benchlib.MariaDB(args.mysql_url), pairs)
     except Exception as exc:   # noqa: B902  the table stands without it
         return 'floor of a pair not measured: %s: %s' % (
             type(exc).__name__, exc)
-    theirs = [t.rate for engine, key, _o, t in rows
-              if engine == 'mysql' and key == 'pairs' and t.rate]
-    return pair_floor.report(http_ms, sql_ms,
-                             1000.0 / theirs[0] if theirs else None)
+    for engine in engines:
+        try:
+            sql_ms = pair_floor.sql_floor(pair_floor.database_server(
+                engine.name, args.mysql_url, args.postgresql_url), pairs)
+        except Exception as exc:   # noqa: B902  the table stands without it
+            texts.append('floor of a pair on %s not measured: %s: %s' % (
+                engine.name, type(exc).__name__, exc))
+            continue
+        times = {}
+        for name, key, ours, theirs in rows:
+            if name == engine.name and key == 'pairs':
+                times = {side: 1000.0 / result.rate
+                         for side, result in (('ours', ours),
+                                              ('theirs', theirs))
+                         if result.rate}
+        texts.append(pair_floor.report(http_ms, sql_ms, times.get('theirs'),
+                                       engine.name, times.get('ours')))
+    return '\n\n'.join(texts)
 
 
 # Allocation candidates (--candidates)
@@ -1002,19 +1044,30 @@ def run_candidates(args, engines, theirs_python, tmp):
         for scenario_class in candidate_scenarios.SCENARIOS:
             if scenario_class.key not in keys:
                 continue
-            if scenario_class.key == 'f' and engine.name != 'mysql':
-                continue   # the scheduler loop is measured on MariaDB
-            scenario = scenario_class()
+            if scenario_class.key == 'f' and engine.name == 'sqlite':
+                continue   # the loop is measured where clouds run
+            scenario = scenario_class(
+                candidate_scenarios.QUICK_SCALE if args.quick else 1)
             print('%s: (%s) %s' % (engine.name, scenario.key,
                                    scenario.title), flush=True)
-            ours = _measure_scenario(
-                Ours(scenario.ours_config), engine, tmp,
-                scenario.key, scenario, args.timeout)
+            if not scenario.ours_follows_variants:
+                ours = _measure_scenario(
+                    Ours(scenario.ours_config), engine, tmp,
+                    scenario.key, scenario, args.timeout)
             for variant, config in scenario.variants:
-                theirs = _measure_scenario(
-                    Theirs(theirs_python, config), engine, tmp,
-                    scenario.key + variant.replace(' ', '-'), scenario,
-                    args.timeout)
+                if scenario.ours_follows_variants:
+                    ours = _measure_scenario(
+                        Ours(_merged(scenario.ours_config, config)), engine,
+                        tmp, 'o' + scenario.key + variant.replace(' ', '-'),
+                        scenario, args.timeout)
+                if args.ours_only:
+                    theirs = {label: candidate_scenarios.Figures(
+                        NOT_MEASURED) for label in ours}
+                else:
+                    theirs = _measure_scenario(
+                        Theirs(theirs_python, config), engine, tmp,
+                        scenario.key + variant.replace(' ', '-'), scenario,
+                        args.timeout)
                 queries = scenario.queries()
                 for label in ours:
                     query = next((q for q in queries if q.label == label),
@@ -1061,18 +1114,23 @@ def candidates_table(rows):
             '%s/%s' % (_count(ours.candidates), _count(theirs.candidates)),
             '%s/%s' % (_count(ours.rss_mb), _count(theirs.rss_mb))))
         for who, figures in (('ours', ours), ('theirs', theirs)):
+            if figures.error == NOT_MEASURED:
+                continue
             if figures.error and not figures.timed_out:
                 notes.append('error: %s %s, %s: %s' % (
                     engine, who, label, figures.error))
             if figures.over is not None:
-                notes.append('%s %s, scheduler loop: %d placements, %d '
-                             'conflicts, %d providers over capacity' % (
-                                 engine, who, figures.ops, figures.conflicts,
+                notes.append('%s %s, scheduler loop (%s): %d placements, '
+                             '%d conflicts, %d providers over capacity' % (
+                                 engine, who, VARIANTS.get(variant, variant),
+                                 figures.ops, figures.conflicts,
                                  figures.over))
     return '\n'.join(lines + ([''] + notes if notes else []))
 
 
-ROW = '%-7s %-52s %-9s %8s %8s %9s %8s %7s %7s %-7s %11s %9s'
+# Placement's side of a row with --ours-only.
+NOT_MEASURED = 'not measured (--ours-only)'
+ROW = '%-10s %-52s %-9s %8s %8s %9s %8s %7s %7s %-7s %11s %9s'
 # The Placement settings a row was measured with, in a word.
 VARIANTS = {'': 'defaults', 'defaults': 'defaults',
             'recommended settings': 'tuned', 'randomize': 'randomize'}
@@ -1135,8 +1193,10 @@ def main(argv=None):
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument('--providers', type=int, default=1000,
                         help='providers to load (default 1000)')
-    parser.add_argument('--only', choices=('sqlite', 'mysql'),
-                        help='one database engine only')
+    parser.add_argument('--only', metavar='ENGINES',
+                        type=lambda text: text.split(','),
+                        help='these database engines only, of %s '
+                        '(comma-separated)' % ', '.join(ENGINES))
     parser.add_argument('--quick', action='store_true',
                         help='fewer iterations, for a smoke run')
     parser.add_argument('--cache-dir', default=placement_peer.DEFAULT_CACHE,
@@ -1144,6 +1204,13 @@ def main(argv=None):
                         '(default %(default)s)')
     parser.add_argument('--mysql-url', default=DEFAULT_MYSQL_URL,
                         help='an administrator URL of the MariaDB server '
+                        '(default %(default)s)')
+    parser.add_argument('--postgresql-url', default=DEFAULT_POSTGRESQL_URL,
+                        help='an administrator URL of the PostgreSQL server '
+                        '(default %(default)s)')
+    parser.add_argument('--database-prefix', default=DEFAULT_DATABASE_PREFIX,
+                        help='the names of the databases made on MariaDB '
+                        'and PostgreSQL: PREFIX + ours, theirs, ours_on '
                         '(default %(default)s)')
     parser.add_argument('--profile', metavar='FILE',
                         help='profile our server (cProfile, request by '
@@ -1159,16 +1226,31 @@ def main(argv=None):
                         'ours off' % DEFAULT_RABBIT_URL)
     parser.add_argument('--candidates', metavar='KEYS', nargs='?',
                         const=''.join(c.key for c in
-                                      candidate_scenarios.SCENARIOS),
-                        help='run the allocation candidate scenarios (all, '
-                        'or those whose letters KEYS names) instead of the '
-                        'steps')
+                                      candidate_scenarios.SCENARIOS
+                                      if c.by_default),
+                        help='run the allocation candidate scenarios (all '
+                        'but the 50,000 computes of h, or those whose '
+                        'letters KEYS names) instead of the steps; with '
+                        '--quick, small forests and few requests (a smoke '
+                        'run)')
+    parser.add_argument('--ours-only', action='store_true',
+                        help='with --candidates: serve ours only, not '
+                        'Placement (how our time grows with the forest, '
+                        'on the 50,000 computes of h)')
     parser.add_argument('--timeout', type=int, default=TIMEOUT,
                         help='seconds a candidates query may take '
                         '(default %(default)s)')
     args = parser.parse_args(argv)
     if args.providers < 1:
         parser.error('--providers must be at least 1')
+    if not re.fullmatch('[a-z_][a-z0-9_]{0,40}', args.database_prefix):
+        parser.error('--database-prefix: lower-case letters, digits and _ '
+                     'only, not a digit first')
+    only = args.only or ENGINES
+    unknown = set(only) - set(ENGINES)
+    if unknown:
+        parser.error('--only: no engine %s (of %s)' % (
+            ', '.join(sorted(unknown)), ', '.join(ENGINES)))
     if args.notifications and not shutil.which('rabbitmqctl'):
         parser.error('--notifications needs rabbitmqctl in PATH (to make '
                      'a RabbitMQ virtual host of the run)')
@@ -1183,10 +1265,13 @@ def main(argv=None):
     theirs_python = placement_peer.placement_venv(args.cache_dir)
     tmp = tempfile.mkdtemp(prefix='bench-placement-')
     engines = []
-    if args.only in (None, 'sqlite'):
+    if 'sqlite' in only:
         engines.append(SQLiteEngine(tmp))
-    if args.only in (None, 'mysql'):
-        engines.append(MySQLEngine(args.mysql_url))
+    if 'mysql' in only:
+        engines.append(MySQLEngine(args.mysql_url, args.database_prefix))
+    if 'postgresql' in only:
+        engines.append(PostgreSQLEngine(args.postgresql_url,
+                                        args.database_prefix))
     ours = Ours()
     sides = [Theirs(theirs_python), ours]
     notifying = None
@@ -1195,6 +1280,8 @@ def main(argv=None):
                                   expected_notifications(args))
         sides.append(notifying)
     if args.candidates:
+        if args.quick:
+            candidate_scenarios.Query.most_iterations = 2
         try:
             print(conditions(args, theirs_python, engines), flush=True)
             rows = run_candidates(args, engines, theirs_python, tmp)
@@ -1237,9 +1324,8 @@ def main(argv=None):
         print(notifications_table(notification_rows))
         print()
         print(received_text(notifying, ours, engines))
-    if any(engine.name == 'mysql' for engine in engines):
-        print()
-        print(floor(args, rows))
+    print()
+    print(floor(args, rows, engines))
     for profile, title in profiles:
         benchlib.print_profile(profile, title)
     return 0

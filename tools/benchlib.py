@@ -8,9 +8,10 @@ own, stopped by its own pid, an oslo.messaging notification listener in
 a process of its own that counts what it gets, a profile printed.
 
 The configuration files, a free port, a process stopped by its own pid,
-a MariaDB database made and dropped and a RabbitMQ virtual host made and
-deleted are the functional tests' (``zun_hostcap.tests.functional.
-local_servers``), named here for the tools: one home for both.
+a MariaDB or PostgreSQL database made and dropped and a RabbitMQ
+virtual host made and deleted are the functional tests'
+(``zun_hostcap.tests.functional.local_servers``), named here for the
+tools: one home for both.
 """
 
 import argparse
@@ -29,6 +30,7 @@ from zun_hostcap.tests.functional import local_servers
 HOST = '127.0.0.1'
 
 MariaDB = local_servers.MariaDB
+PostgreSQL = local_servers.PostgreSQL
 Process = local_servers.Process
 RabbitVhost = local_servers.RabbitVhost
 free_port = local_servers.free_port

@@ -16,12 +16,16 @@ a pair costs at least the sum of two parts, measured here alone:
   provider's generation; in a second one delete the allocations and the
   consumer. Placement's schema and checks need more than this.
 
-Run alone, it prints both parts for MariaDB::
+The SQL part is measured on SQLite (a file in WAL mode, set up as
+zun-hostcap sets up its own), MariaDB or PostgreSQL. Run alone, it
+prints both parts for each engine asked::
 
-    python tools/pair_floor.py [--mysql-url URL] [--pairs N]
+    python tools/pair_floor.py [--engines mysql,postgresql,sqlite]
+        [--mysql-url URL] [--postgresql-url URL] [--pairs N]
 
-``bench_placement.py`` prints them under its table, with the best ratio
-to Placement's pairs they leave.
+``bench_placement.py`` prints them under its table for each engine it
+measured, with the best ratio to Placement's pairs they leave and how
+far above the floor our pairs are.
 """
 
 import argparse
@@ -37,6 +41,36 @@ import benchlib  # noqa: E402  (tools/ is no package)
 DATABASE = 'bench_floor'
 WARM_UP = 100
 DEFAULT_MYSQL_URL = 'mysql+pymysql://root@127.0.0.1:3306/'
+DEFAULT_POSTGRESQL_URL = 'postgresql+psycopg2://postgres@127.0.0.1:5432/'
+ENGINE_NAMES = {'sqlite': 'SQLite', 'mysql': 'MariaDB',
+                'postgresql': 'PostgreSQL'}
+
+
+class SQLiteFiles(object):
+    """SQLite files in a directory of their own, as a database server."""
+
+    def __init__(self):
+        self.directory = tempfile.mkdtemp(prefix='bench-floor-')
+
+    def fresh(self, name):
+        self.drop(name)
+        return 'sqlite:///' + os.path.join(self.directory, name + '.sqlite')
+
+    def drop(self, name):
+        for suffix in ('', '-wal', '-shm'):
+            path = os.path.join(self.directory, name + '.sqlite' + suffix)
+            if os.path.exists(path):
+                os.unlink(path)
+
+
+def database_server(engine, mysql_url=DEFAULT_MYSQL_URL,
+                    postgresql_url=DEFAULT_POSTGRESQL_URL):
+    """Where the SQL part of ``engine`` (sqlite, mysql...) is measured."""
+    if engine == 'mysql':
+        return benchlib.MariaDB(mysql_url)
+    if engine == 'postgresql':
+        return benchlib.PostgreSQL(postgresql_url)
+    return SQLiteFiles()
 
 
 def http_floor(client_class, body, pairs):
@@ -57,16 +91,25 @@ def http_floor(client_class, body, pairs):
         server.stop()
 
 
-def sql_floor(mariadb, pairs):
-    """Milliseconds a pair's SQL takes through oslo.db and SQLAlchemy."""
+def sql_floor(server, pairs):
+    """Milliseconds a pair's SQL takes through oslo.db and SQLAlchemy.
+
+    :param server: where: a ``benchlib.MariaDB``, ``benchlib.PostgreSQL``
+        or ``SQLiteFiles``.
+    """
     from oslo_db.sqlalchemy import enginefacade
     import sqlalchemy as sa
 
-    url = mariadb.fresh(DATABASE)
+    from zun_hostcap.db.sqlalchemy import api as db_api
+
+    url = server.fresh(DATABASE)
     try:
         facade = enginefacade.transaction_context()
-        # As zun-hostcap configures it: no sleep(0) at each check-in.
-        facade.configure(connection=url, thread_checkin=False)
+        # As zun-hostcap configures its engines: no sleep(0) at each
+        # check-in; a SQLite file in WAL mode, its pool kept, its writes
+        # taking the lock at BEGIN.
+        facade.configure(connection=url, **db_api.ENGINE_OPTIONS)
+        facade.append_on_engine_create(db_api.configure_sqlite)
         meta = sa.MetaData()
         rp = sa.Table('rp', meta,
                       sa.Column('id', sa.Integer, primary_key=True),
@@ -108,6 +151,7 @@ def sql_floor(mariadb, pairs):
         class Context(object):
             pass
 
+        @db_api.writes
         @facade.writer
         def put(context, consumer_uuid):
             session = context.session
@@ -121,6 +165,7 @@ def sql_floor(mariadb, pairs):
             session.execute(bump, {'expected': generation,
                                    'new': generation + 1})
 
+        @db_api.writes
         @facade.writer
         def delete(context, consumer_uuid):
             params = {'consumer_uuid': consumer_uuid}
@@ -136,7 +181,7 @@ def sql_floor(mariadb, pairs):
         finally:
             engine.dispose()
     finally:
-        mariadb.drop(DATABASE)
+        server.drop(DATABASE)
 
 
 def _per_pair(pair, pairs):
@@ -148,8 +193,11 @@ def _per_pair(pair, pairs):
     return (time.perf_counter() - start) * 1000.0 / pairs
 
 
-def report(http_ms, sql_ms, theirs_ms=None):
-    """The lines that show the floor (and the best ratio it leaves)."""
+def report(http_ms, sql_ms, theirs_ms=None, engine='mysql', ours_ms=None):
+    """The lines that show the floor (and the best ratio it leaves).
+
+    :param ours_ms: our pair's time, shown as a multiple of the floor.
+    """
     parts = [
         ('HTTP: PUT + DELETE through waitress to a hello-world app',
          http_ms),
@@ -157,13 +205,17 @@ def report(http_ms, sql_ms, theirs_ms=None):
          sql_ms),
         ('together', http_ms + sql_ms),
     ]
-    lines = ['Floor of an allocation pair on MariaDB (no implementation '
-             'does a pair in less):']
+    lines = ['Floor of an allocation pair on %s (no implementation '
+             'does a pair in less):' % ENGINE_NAMES[engine]]
     lines += ['  %-62s %6.2f ms' % part for part in parts]
     if theirs_ms:
         lines.append(
             '  Placement\'s pair above: %.2f ms; at best %.1fx of it' % (
                 theirs_ms, theirs_ms / (http_ms + sql_ms)))
+    if ours_ms:
+        lines.append(
+            '  our pair above: %.2f ms, %.2fx the floor (target 1.25x)' % (
+                ours_ms, ours_ms / (http_ms + sql_ms)))
     return '\n'.join(lines)
 
 
@@ -172,17 +224,33 @@ def main(argv=None):
     parser = argparse.ArgumentParser(
         description=__doc__.splitlines()[0],
         formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument('--engines', default='mysql',
+                        type=lambda text: text.split(','),
+                        help='where the SQL part is measured, of %s '
+                        '(comma-separated; default mysql)' % ', '.join(
+                            ENGINE_NAMES))
     parser.add_argument('--mysql-url', default=DEFAULT_MYSQL_URL,
                         help='an administrator URL of the MariaDB server '
+                        '(default %(default)s)')
+    parser.add_argument('--postgresql-url', default=DEFAULT_POSTGRESQL_URL,
+                        help='an administrator URL of the PostgreSQL server '
                         '(default %(default)s)')
     parser.add_argument('--pairs', type=int, default=2000,
                         help='pairs timed in each part (default 2000)')
     args = parser.parse_args(argv)
+    unknown = set(args.engines) - set(ENGINE_NAMES)
+    if unknown:
+        parser.error('--engines: no engine %s (of %s)' % (
+            ', '.join(sorted(unknown)), ', '.join(ENGINE_NAMES)))
+    if args.pairs < 1:
+        parser.error('--pairs must be at least 1')
     http_ms = http_floor(bench_placement.Client,
                          bench_placement.pair_body(str(uuid.uuid4())),
                          args.pairs)
-    sql_ms = sql_floor(benchlib.MariaDB(args.mysql_url), args.pairs)
-    print(report(http_ms, sql_ms))
+    for engine in args.engines:
+        sql_ms = sql_floor(database_server(engine, args.mysql_url,
+                                           args.postgresql_url), args.pairs)
+        print(report(http_ms, sql_ms, engine=engine))
 
 
 if __name__ == '__main__':

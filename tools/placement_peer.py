@@ -2,9 +2,9 @@
 """OpenStack Placement from PyPI, as a peer to test and measure against.
 
 ``install`` makes (once) a virtualenv of its own with
-openstack-placement, pinned, and the same waitress and PyMySQL versions
-as this environment's; ``serve`` runs it, on a SQLite file by default,
-with noauth2, until it is stopped::
+openstack-placement, pinned, and the same waitress, PyMySQL and
+psycopg2 versions as this environment's; ``serve`` runs it, on a SQLite
+file by default, with noauth2, until it is stopped::
 
     python tools/placement_peer.py install [--cache-dir DIR]
     python tools/placement_peer.py serve --port PORT --state-dir DIR \\
@@ -47,34 +47,60 @@ def installed_python(cache_dir=DEFAULT_CACHE):
     return None
 
 
-def placement_venv(cache_dir=DEFAULT_CACHE):
-    """The Python of a virtualenv with Placement, made when missing.
+def _drivers():
+    """The server and database drivers to install, at our versions.
 
-    The same waitress and PyMySQL versions as ours are installed in it,
-    so that the server and the driver are the same on both sides.
+    The same waitress, PyMySQL and psycopg2 as ours, so that the server
+    and the drivers are the same on both sides. psycopg2, not psycopg 3:
+    Placement 16.0 fails on psycopg 3 (it reads a cursor's ``lastrowid``,
+    which psycopg 3 has not).
     """
-    python = installed_python(cache_dir)
-    if python is not None:
-        return python
-    venv = _venv(cache_dir)
-    python = os.path.join(venv, 'bin', 'python')
-    ready = os.path.join(venv, 'bench-ready')
-    if os.path.exists(venv):
-        shutil.rmtree(venv)   # an earlier, interrupted install
-    print('Installing %s==%s into %s ...' % (
-        PLACEMENT_DIST, PLACEMENT_VERSION, venv), flush=True)
-    os.makedirs(cache_dir, exist_ok=True)
-    subprocess.run([sys.executable, '-m', 'venv', venv], check=True)
-    packages = ['%s==%s' % (PLACEMENT_DIST, PLACEMENT_VERSION)]
-    for dist in ('waitress', 'PyMySQL'):
+    packages = []
+    for dist, requirement in (('waitress', 'waitress'),
+                              ('PyMySQL', 'PyMySQL'),
+                              ('psycopg2-binary', 'psycopg2-binary')):
         version = benchlib.version(dist)
-        packages.append('%s==%s' % (dist, version) if version else dist)
+        packages.append('%s==%s' % (requirement, version) if version
+                        else requirement)
+    return packages
+
+
+def _pip_install(python, packages):
     result = subprocess.run(
         [python, '-m', 'pip', 'install', '--quiet'] + packages,
         capture_output=True, text=True)
     if result.returncode:
         raise SystemExit('pip install %s failed:\n%s%s' % (
             ' '.join(packages), result.stdout, result.stderr))
+
+
+def placement_venv(cache_dir=DEFAULT_CACHE):
+    """The Python of a virtualenv with Placement, made when missing.
+
+    A virtualenv made before a driver was added to ``_drivers`` gets it.
+    """
+    venv = _venv(cache_dir)
+    python = os.path.join(venv, 'bin', 'python')
+    ready = os.path.join(venv, 'bench-ready')
+    drivers = _drivers()
+    if installed_python(cache_dir) is not None:
+        with open(ready) as f:
+            installed = f.read().split()
+        missing = [p for p in drivers if p.split('==')[0].split('[')[0]
+                   not in ' '.join(installed)]
+        if missing:
+            _pip_install(python, missing)
+            with open(ready, 'w') as f:
+                f.write(' '.join(installed + missing) + '\n')
+        return python
+    if os.path.exists(venv):
+        shutil.rmtree(venv)   # an earlier, interrupted install
+    print('Installing %s==%s into %s ...' % (
+        PLACEMENT_DIST, PLACEMENT_VERSION, venv), flush=True)
+    os.makedirs(cache_dir, exist_ok=True)
+    subprocess.run([sys.executable, '-m', 'venv', venv], check=True)
+    packages = ['%s==%s' % (PLACEMENT_DIST, PLACEMENT_VERSION)] + drivers
+    _pip_install(python, packages)
     with open(ready, 'w') as f:
         f.write(' '.join(packages) + '\n')
     return python

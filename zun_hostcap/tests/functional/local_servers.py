@@ -2,10 +2,10 @@
 
 Shared by the functional tests (``base``) and the benchmark tools of
 tools/ (``benchlib``): a configuration file, a free port, a process
-stopped by its own pid with whatever it started, a MariaDB database made
-and dropped, a RabbitMQ virtual host made and deleted. It imports nothing
-of zun_hostcap, so a tool can use it from any environment where the
-package is installed with its test requirements.
+stopped by its own pid with whatever it started, a MariaDB or PostgreSQL
+database made and dropped, a RabbitMQ virtual host made and deleted. It
+imports nothing of zun_hostcap, so a tool can use it from any
+environment where the package is installed with its test requirements.
 
 Every process is a ``Process``: stopped by its own pid (SIGTERM, then
 SIGKILL), and whatever it started is found again (``family``:
@@ -363,6 +363,38 @@ class MariaDB(object):
 
     def drop(self, name):
         self.execute('DROP DATABASE IF EXISTS %s' % name)
+
+
+# PostgreSQL
+
+class PostgreSQL(MariaDB):
+    """A PostgreSQL server reached with an administrator URL.
+
+    ``CREATE DATABASE`` cannot run in a transaction: the statements run
+    in autocommit.
+    """
+
+    def execute(self, statement):
+        engine = sa.create_engine(self.admin_url, poolclass=sa.pool.NullPool,
+                                  isolation_level='AUTOCOMMIT')
+        try:
+            with engine.connect() as conn:
+                result = conn.execute(sa.text(statement))
+                return result.fetchall() if result.returns_rows else None
+        finally:
+            engine.dispose()
+
+    def version(self):
+        return 'PostgreSQL %s' % self.execute('SHOW server_version')[0][0]
+
+    def fresh(self, name):
+        self.drop(name)
+        self.execute("CREATE DATABASE %s ENCODING 'UTF8'" % name)
+        return self.admin_url + name
+
+    def drop(self, name):
+        # WITH (FORCE): a server that was killed may leave a session.
+        self.execute('DROP DATABASE IF EXISTS %s WITH (FORCE)' % name)
 
 
 # RabbitMQ
