@@ -20,6 +20,7 @@ import importlib.metadata
 import json
 import os
 import pstats
+import re
 import shutil
 import subprocess
 import sys
@@ -108,6 +109,84 @@ def tool_parser(doc):
                         help='where the virtualenv is kept '
                         '(default %(default)s)')
     return parser
+
+
+class PeerVenv(object):
+    """A virtualenv of its own, in the cache, for a peer from PyPI.
+
+    Named ``NAME-pyX.Y``. ``bench-ready`` in it lists what pip installed,
+    written last: a virtualenv without it is an interrupted install, made
+    again from the start.
+    """
+
+    def __init__(self, name, cache_dir=CACHE_DIR):
+        self.path = os.path.join(os.path.abspath(cache_dir), '%s-py%d.%d' % (
+            (name,) + sys.version_info[:2]))
+        self.python = os.path.join(self.path, 'bin', 'python')
+        self._ready = os.path.join(self.path, 'bench-ready')
+
+    def installed_python(self):
+        """Its Python if it was made in full, else None."""
+        return self.python if os.path.exists(self._ready) else None
+
+    def installed(self):
+        """The requirements pip installed in it, as recorded."""
+        with open(self._ready) as f:
+            return f.read().split()
+
+    def create(self, packages, then=None):
+        """Make it anew with ``packages`` (requirement strings).
+
+        ``then(python)`` runs after pip and before the virtualenv is
+        marked ready. SystemExit if pip fails.
+        """
+        if os.path.exists(self.path):
+            shutil.rmtree(self.path)   # an earlier, interrupted install
+        print('Installing %s into %s ...' % (' and '.join(packages[:2]),
+                                             self.path), flush=True)
+        os.makedirs(os.path.dirname(self.path), exist_ok=True)
+        subprocess.run([sys.executable, '-m', 'venv', self.path],
+                       check=True)
+        self._pip_install(packages)
+        if then is not None:
+            then(self.python)
+        self._record(packages)
+
+    def add(self, packages):
+        """Install ``packages`` that a ready virtualenv lacks, by name."""
+        installed = self.installed()
+        names = {requirement_name(p) for p in installed}
+        missing = [p for p in packages if requirement_name(p) not in names]
+        if missing:
+            self._pip_install(missing)
+            self._record(installed + missing)
+
+    def _pip_install(self, packages):
+        result = subprocess.run(
+            [self.python, '-m', 'pip', 'install', '--quiet'] + packages,
+            capture_output=True, text=True)
+        if result.returncode:
+            raise SystemExit('pip install %s failed:\n%s%s' % (
+                ' '.join(packages), result.stdout[-4000:],
+                result.stderr[-4000:]))
+
+    def _record(self, packages):
+        with open(self._ready, 'w') as f:
+            f.write(' '.join(packages) + '\n')
+
+
+def requirement_name(requirement):
+    """The name of a requirement: ``psycopg`` of ``psycopg[binary]``."""
+    return re.split(r'[=<>!~\[ ]', requirement, 1)[0].lower()
+
+
+def pinned(dist):
+    """``dist==X``, X the version this environment has; ``dist`` if none.
+
+    So that a peer runs the same server and drivers as this service.
+    """
+    installed = version(dist)
+    return '%s==%s' % (dist, installed) if installed else dist
 
 
 def version(dist, python=None):

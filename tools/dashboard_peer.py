@@ -125,17 +125,13 @@ application = WhiteNoise(get_wsgi_application(), root=settings.STATIC_ROOT,
 
 
 def _venv(cache_dir):
-    tag = 'dashboard-horizon-%s-zun-ui-%s-py%d.%d' % (
-        (HORIZON_VERSION, ZUN_UI_VERSION) + sys.version_info[:2])
-    return os.path.join(os.path.abspath(cache_dir), tag)
+    return benchlib.PeerVenv('dashboard-horizon-%s-zun-ui-%s' % (
+        HORIZON_VERSION, ZUN_UI_VERSION), cache_dir)
 
 
 def installed_python(cache_dir=DEFAULT_CACHE):
     """The Python of the virtualenv if it was made in full, else None."""
-    venv = _venv(cache_dir)
-    if os.path.exists(os.path.join(venv, 'bench-ready')):
-        return os.path.join(venv, 'bin', 'python')
-    return None
+    return _venv(cache_dir).installed_python()
 
 
 def _run(command, what, **kwargs):
@@ -203,33 +199,22 @@ def dashboard_venv(cache_dir=DEFAULT_CACHE):
     Returns (python, seconds the install took, 0 if it was there).
     """
     started = time.monotonic()
-    python = installed_python(cache_dir)
-    if python is not None:
-        _build_static(python, _venv(cache_dir))
-        return python, 0.0
     venv = _venv(cache_dir)
-    python = os.path.join(venv, 'bin', 'python')
-    if os.path.exists(venv):
-        shutil.rmtree(venv)   # an earlier, interrupted install
-    print('Installing horizon==%s and zun-ui==%s into %s ...' % (
-        HORIZON_VERSION, ZUN_UI_VERSION, venv), flush=True)
-    os.makedirs(cache_dir, exist_ok=True)
-    subprocess.run([sys.executable, '-m', 'venv', venv], check=True)
-    packages = ['horizon==%s' % HORIZON_VERSION,
-                'zun-ui==%s' % ZUN_UI_VERSION,
-                'python-zunclient==%s' % ZUNCLIENT_VERSION,
-                'whitenoise==%s' % WHITENOISE_VERSION]
-    waitress = benchlib.version('waitress')
-    packages.append('waitress==%s' % waitress if waitress else 'waitress')
-    _run([python, '-m', 'pip', 'install', '--quiet'] + packages,
-         'pip install %s' % ' '.join(packages))
-    site = _site_packages(python)
-    enabled = _enable_zun_ui(site)
-    _build_static(python, venv)
-    with open(os.path.join(venv, 'bench-ready'), 'w') as f:
-        f.write(' '.join(packages) + '\n')
-        f.write('enabled: %s\n' % ' '.join(enabled))
-    return python, time.monotonic() - started
+    if venv.installed_python() is not None:
+        _build_static(venv.python, venv.path)
+        return venv.python, 0.0
+
+    def enable_and_build(python):
+        _enable_zun_ui(_site_packages(python))
+        _build_static(python, venv.path)
+
+    venv.create(['horizon==%s' % HORIZON_VERSION,
+                 'zun-ui==%s' % ZUN_UI_VERSION,
+                 'python-zunclient==%s' % ZUNCLIENT_VERSION,
+                 'whitenoise==%s' % WHITENOISE_VERSION,
+                 benchlib.pinned('waitress')],
+                then=enable_and_build)
+    return venv.python, time.monotonic() - started
 
 
 def write_settings(state_dir, auth_url, domain=DEFAULT_DOMAIN):

@@ -38,7 +38,6 @@ import http.client
 import json
 import os
 import secrets
-import shutil
 import signal
 import subprocess
 import sys
@@ -78,44 +77,21 @@ STATE_FILE = 'keystone.json'
 
 
 def _venv(cache_dir):
-    tag = 'keystone-%s-py%d.%d' % ((KEYSTONE_VERSION,) +
-                                   sys.version_info[:2])
-    return os.path.join(os.path.abspath(cache_dir), tag)
+    return benchlib.PeerVenv('keystone-%s' % KEYSTONE_VERSION, cache_dir)
 
 
 def installed_python(cache_dir=DEFAULT_CACHE):
     """The Python of the virtualenv if it was made in full, else None."""
-    venv = _venv(cache_dir)
-    if os.path.exists(os.path.join(venv, 'bench-ready')):
-        return os.path.join(venv, 'bin', 'python')
-    return None
+    return _venv(cache_dir).installed_python()
 
 
 def keystone_venv(cache_dir=DEFAULT_CACHE):
     """The Python of a virtualenv with Keystone, made when missing."""
-    python = installed_python(cache_dir)
-    if python is not None:
-        return python
     venv = _venv(cache_dir)
-    python = os.path.join(venv, 'bin', 'python')
-    if os.path.exists(venv):
-        shutil.rmtree(venv)   # an earlier, interrupted install
-    print('Installing %s==%s into %s ...' % (
-        KEYSTONE_DIST, KEYSTONE_VERSION, venv), flush=True)
-    os.makedirs(cache_dir, exist_ok=True)
-    subprocess.run([sys.executable, '-m', 'venv', venv], check=True)
-    packages = ['%s==%s' % (KEYSTONE_DIST, KEYSTONE_VERSION)]
-    version = benchlib.version('waitress')
-    packages.append('waitress==%s' % version if version else 'waitress')
-    result = subprocess.run(
-        [python, '-m', 'pip', 'install', '--quiet'] + packages,
-        capture_output=True, text=True)
-    if result.returncode:
-        raise SystemExit('pip install %s failed:\n%s%s' % (
-            ' '.join(packages), result.stdout, result.stderr))
-    with open(os.path.join(venv, 'bench-ready'), 'w') as f:
-        f.write(' '.join(packages) + '\n')
-    return python
+    if venv.installed_python() is None:
+        venv.create(['%s==%s' % (KEYSTONE_DIST, KEYSTONE_VERSION),
+                     benchlib.pinned('waitress')])
+    return venv.python
 
 
 def write_config(state_dir, token_expiration=None, extra=None):

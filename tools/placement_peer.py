@@ -20,7 +20,6 @@ virtualenv.
 """
 
 import os
-import shutil
 import subprocess
 import sys
 
@@ -34,17 +33,12 @@ SERVER_THREADS = 8
 
 
 def _venv(cache_dir):
-    tag = 'placement-%s-py%d.%d' % ((PLACEMENT_VERSION,) +
-                                    sys.version_info[:2])
-    return os.path.join(os.path.abspath(cache_dir), tag)
+    return benchlib.PeerVenv('placement-%s' % PLACEMENT_VERSION, cache_dir)
 
 
 def installed_python(cache_dir=DEFAULT_CACHE):
     """The Python of the virtualenv if it was made in full, else None."""
-    venv = _venv(cache_dir)
-    if os.path.exists(os.path.join(venv, 'bench-ready')):
-        return os.path.join(venv, 'bin', 'python')
-    return None
+    return _venv(cache_dir).installed_python()
 
 
 def _drivers():
@@ -55,23 +49,8 @@ def _drivers():
     Placement 16.0 fails on psycopg 3 (it reads a cursor's ``lastrowid``,
     which psycopg 3 has not).
     """
-    packages = []
-    for dist, requirement in (('waitress', 'waitress'),
-                              ('PyMySQL', 'PyMySQL'),
-                              ('psycopg2-binary', 'psycopg2-binary')):
-        version = benchlib.version(dist)
-        packages.append('%s==%s' % (requirement, version) if version
-                        else requirement)
-    return packages
-
-
-def _pip_install(python, packages):
-    result = subprocess.run(
-        [python, '-m', 'pip', 'install', '--quiet'] + packages,
-        capture_output=True, text=True)
-    if result.returncode:
-        raise SystemExit('pip install %s failed:\n%s%s' % (
-            ' '.join(packages), result.stdout, result.stderr))
+    return [benchlib.pinned(dist)
+            for dist in ('waitress', 'PyMySQL', 'psycopg2-binary')]
 
 
 def placement_venv(cache_dir=DEFAULT_CACHE):
@@ -80,30 +59,12 @@ def placement_venv(cache_dir=DEFAULT_CACHE):
     A virtualenv made before a driver was added to ``_drivers`` gets it.
     """
     venv = _venv(cache_dir)
-    python = os.path.join(venv, 'bin', 'python')
-    ready = os.path.join(venv, 'bench-ready')
-    drivers = _drivers()
-    if installed_python(cache_dir) is not None:
-        with open(ready) as f:
-            installed = f.read().split()
-        missing = [p for p in drivers if p.split('==')[0].split('[')[0]
-                   not in ' '.join(installed)]
-        if missing:
-            _pip_install(python, missing)
-            with open(ready, 'w') as f:
-                f.write(' '.join(installed + missing) + '\n')
-        return python
-    if os.path.exists(venv):
-        shutil.rmtree(venv)   # an earlier, interrupted install
-    print('Installing %s==%s into %s ...' % (
-        PLACEMENT_DIST, PLACEMENT_VERSION, venv), flush=True)
-    os.makedirs(cache_dir, exist_ok=True)
-    subprocess.run([sys.executable, '-m', 'venv', venv], check=True)
-    packages = ['%s==%s' % (PLACEMENT_DIST, PLACEMENT_VERSION)] + drivers
-    _pip_install(python, packages)
-    with open(ready, 'w') as f:
-        f.write(' '.join(packages) + '\n')
-    return python
+    if venv.installed_python() is None:
+        venv.create(['%s==%s' % (PLACEMENT_DIST, PLACEMENT_VERSION)] +
+                    _drivers())
+    else:
+        venv.add(_drivers())
+    return venv.python
 
 
 def write_config(state_dir, connection, extra=None):
