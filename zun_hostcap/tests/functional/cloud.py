@@ -372,24 +372,38 @@ class Lab(object):
                      'fake_capabilities_file': data_file,
                      'resource_update_interval': REPORT_INTERVAL})
 
-    def db_sync(self):
+    @staticmethod
+    def command(script, release=None):
+        """``script`` of ``release`` (a ``releases.Release``), else ours."""
+        if release is None:
+            return console_script(script)
+        return release.command(script)
+
+    def db_manage(self, *args, release=None):
+        """Run zun-hostcap-db-manage of ``release``; its standard output."""
         result = subprocess.run(
-            console_script('zun-hostcap-db-manage') +
-            ['--config-file', self.conductor_config(1), 'upgrade'],
+            self.command('zun-hostcap-db-manage', release) +
+            ['--config-file', self.conductor_config(1)] + list(args),
             capture_output=True, text=True, timeout=300)
         if result.returncode:
-            raise RuntimeError('zun-hostcap-db-manage upgrade failed:\n%s'
-                               % result.stderr[-3000:])
+            raise RuntimeError('zun-hostcap-db-manage %s failed:\n%s' % (
+                ' '.join(args), result.stderr[-3000:]))
+        return result.stdout
 
-    def start_service(self, name, config):
+    def db_sync(self, release=None):
+        self.db_manage('upgrade', release=release)
+
+    def start_service(self, name, config, release=None):
+        """Start service ``name`` of ``release`` (default: this one)."""
         binary = {'api': 'zun-hostcap-api',
                   'conductor': 'zun-hostcap-conductor',
                   'compute': 'zun-hostcap-compute'}[name.rstrip('0123456789')]
-        return self.part(name).launch(console_script(binary) +
+        return self.part(name).launch(self.command(binary, release) +
                                       ['--config-file', config])
 
-    def start_api(self, number, timeout=60):
-        self.start_service('api%d' % number, self.api_config(number))
+    def start_api(self, number, timeout=60, release=None):
+        self.start_service('api%d' % number, self.api_config(number),
+                           release=release)
         self.wait_api(number, timeout)
 
     def wait_api(self, number, timeout=60):

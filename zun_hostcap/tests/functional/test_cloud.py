@@ -19,6 +19,11 @@ conductors, the fleet simulator and a real compute.
   to a quorum queue received.
 - A rolling restart of the API replicas (drained in HAProxy) and of the
   conductors under load: no failed request, no failed call.
+- A rolling upgrade: the API replicas and conductors of the previous
+  release (tools/previous-release.ini) on a schema it made, upgraded in
+  the order of doc/source/admin/upgrades.rst under reads through
+  HAProxy (writes too once /placement is served): no failed request, no
+  host down, no compute or fleet error.
 
 Each test leaves the lab whole for the next. Without the lab's packages
 or root, the tests skip, except in CI where they fail.
@@ -45,6 +50,7 @@ from testtools import content
 
 from zun_hostcap.tests.functional import base as functional_base
 from zun_hostcap.tests.functional import cloud
+from zun_hostcap.tests.functional import releases
 
 LOG = logging.getLogger(__name__)
 
@@ -634,8 +640,11 @@ class TestCloud(base.BaseTestCase):
         load.expected = expected
         return load
 
-    def _restart_api(self, number):
-        """Drain replica ``number`` in HAProxy, SIGTERM it, start it."""
+    def _restart_api(self, number, release=None):
+        """Drain replica ``number`` in HAProxy, SIGTERM it, start it.
+
+        Started from ``release`` (a ``releases.Release``), else this one.
+        """
         server = 'zun_hostcap_api_replicas/api%d' % number
         self.lab.haproxy_command('set server %s state drain' % server)
         functional_base.wait_for(lambda: self.lab.api_sessions(number) == 0,
@@ -644,17 +653,21 @@ class TestCloud(base.BaseTestCase):
         part = self.lab.part('api%d' % number)
         part.stop()
         self.assertFalse(part.alive())
-        self.lab.start_api(number)
+        self.lab.start_api(number, release=release)
         self.lab.haproxy_command('set server %s state ready' % server)
+        self._wait_in_rotation(number)
+
+    def _wait_in_rotation(self, number):
+        server = ['zun_hostcap_api_replicas', 'api%d' % number]
 
         def in_rotation():
             for line in self.lab.haproxy_command('show stat').splitlines():
                 fields = line.split(',')
-                if fields[:2] == server.split('/'):
+                if fields[:2] == server:
                     return fields[17] == 'UP'
             return False
         functional_base.wait_for(in_rotation, 30, interval=0.2,
-                                 message='api%d back in rotation' % number)
+                                 message='api%d in rotation' % number)
 
     def test_rolling_restart_under_load(self):
         load = self._read_write_load().start()
@@ -685,5 +698,156 @@ class TestCloud(base.BaseTestCase):
         self.addDetail('figures', content.text_content(figures))
         self.assertEqual([], failed)
         self.assertGreater(len(answers), 100)
+        self.assertEqual([], self._new_log_errors('compute'))
+        self.assertEqual([], self._new_log_errors('fleet-sim'))
+
+    # 5. A rolling upgrade
+
+    def _stop_parts(self, *names):
+        """SIGTERM the parts ``names`` together; wait until they exit."""
+        threads = [threading.Thread(target=self.lab.part(name).stop)
+                   for name in names]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        for name in names:
+            self.assertFalse(self.lab.part(name).alive(), name)
+
+    def _read_load(self):
+        """What both releases serve, read through HAProxy."""
+        def work(client, record, number):
+            for kind, path in (('hosts', '/v1/hosts?limit=5'),
+                               ('services', '/v1/services')):
+                status, doc = client.call('GET', path, version=ZUN_VERSION)
+                record(kind, status, None if status == 200 else doc)
+        load = Load(self.summary['haproxy_api'], work)
+        load.expected = {'hosts': 200, 'services': 200}
+        return load
+
+    def _wait_logged(self, name, text, timeout):
+        def logged():
+            with open(self._log_path(name), errors='replace') as f:
+                f.seek(self.log_offsets[name])
+                return text in f.read()
+        functional_base.wait_for(logged, timeout, interval=0.5,
+                                 message='%s to log %r' % (name, text))
+
+    def _previous_release_on_the_lab(self, old):
+        """The lab's services as a deployment of ``old`` runs them.
+
+        The database made again by ``old``'s schema; its conductors and
+        API replicas; the compute and the fleet of this release (their
+        [upgrade_levels] conductor = auto pins them to ``old``), as
+        upgrades.rst says a compute upgraded first does.
+        """
+        self._stop_parts('fleet', 'compute', 'api1', 'api2', 'conductor1',
+                         'conductor2')
+        node = self.lab.galera[0]
+        for statement in ('DROP DATABASE IF EXISTS %s' % cloud.DATABASE,
+                          'CREATE DATABASE %s CHARACTER SET utf8mb4'
+                          % cloud.DATABASE):
+            self.assertIsNotNone(node.query(statement, timeout=120),
+                                 statement)
+        self.lab.db_sync(release=old)
+        for number in (1, 2):
+            self.lab.start_service('conductor%d' % number,
+                                   self.lab.conductor_config(number),
+                                   release=old)
+        for number in (1, 2):
+            self.lab.start_api(number, release=old)
+            self._wait_in_rotation(number)
+        self.log_offsets = {name: self._log_size(name)
+                            for name in ('compute', 'fleet-sim')}
+        self.lab.start_service('compute', self.lab.compute_config())
+        self.lab.start_fleet()
+        self._wait_fleet_up()
+        self._wait_logged('compute', 'a zun-hostcap-conductor of %s runs'
+                          % old.name, 60)
+
+    def _lab_of_this_release(self):
+        """After a failure: every service of this release again."""
+        self._stop_parts('fleet', 'compute', 'api1', 'api2', 'conductor1',
+                         'conductor2')
+        self.lab.up_services()
+
+    def test_rolling_upgrade_under_load(self):
+        try:
+            old, install_seconds = releases.previous_release()
+        except SystemExit as err:   # the tool's one-line errors
+            self.fail('The previous release cannot be installed: %s' % err)
+        steps = []
+
+        def step(title):
+            steps.append((title, time.monotonic()))
+        upgraded = []
+        self.addCleanup(lambda: upgraded or self._lab_of_this_release())
+        step('%s on the lab' % old.name)
+        self._previous_release_on_the_lab(old)
+        watch = self._watch_hosts()
+        reads = self._read_load().start()
+        writes = None
+        try:
+            time.sleep(2)
+            step('schema (db-manage upgrade)')
+            self.lab.db_sync()
+            for number in (1, 2):
+                step('conductor %d' % number)
+                part = self.lab.part('conductor%d' % number)
+                part.stop()
+                self.assertFalse(part.alive())
+                self.lab.start_service('conductor%d' % number,
+                                       self.lab.conductor_config(number))
+                # Its RPC server consumes before the next one stops.
+                time.sleep(3)
+            for number in (1, 2):
+                step('API replica %d' % number)
+                self._restart_api(number)
+                time.sleep(1)
+            # Every replica serves /placement now: its writes too.
+            step('online data migrations, under writes too')
+            writes = self._read_write_load().start()
+            migrated = self.lab.db_manage('online_data_migrations')
+            step('the computes unpin themselves (auto)')
+            self._wait_logged('compute', 'runs this release', 90)
+            self._wait_logged('fleet-sim', 'runs this release', 90)
+            time.sleep(2)
+        finally:
+            step('end')
+            answers = reads.stop()
+            if writes is not None:
+                answers += writes.stop()
+            seen = watch()
+        upgraded.append(True)
+        timeline = ['previous release installed in %.0f s (0: cached)'
+                    % install_seconds]
+        timeline += ['%5.1f s  %s' % (end - started, title) for (
+            title, started), (_next, end) in zip(steps, steps[1:])]
+        LOG.info('Rolling upgrade steps:\n%s', '\n'.join(timeline))
+        self.addDetail('steps', content.text_content('\n'.join(timeline)))
+        self.assertEqual([], reads.errors)
+        expected = dict(reads.expected)
+        tally = reads.tally()
+        if writes is not None:
+            self.assertEqual([], writes.errors)
+            expected.update(writes.expected)
+            tally.update(writes.tally())
+        failed = [a for a in answers if a[2] != expected[a[1]]]
+        seconds = steps[-1][1] - steps[1][1]
+        figures = ('%d requests in %.1f s: %s; failed %d; host polls %d '
+                   '(no answer %d), hosts shown down %d' % (
+                       len(answers), seconds, sorted(tally.items()),
+                       len(failed), seen['polls'], seen['no_answer'],
+                       len(seen['down'])))
+        LOG.info('Rolling upgrade from %s: %s', old.name, figures)
+        self.addDetail('figures', content.text_content(figures))
+        self.addDetail('online data migrations',
+                       content.text_content(migrated))
+        self.assertEqual([], failed[:20])
+        self.assertGreater(tally[('hosts', 200)], 50)
+        self.assertGreater(tally[('put', 204)], 20)
+        self.assertEqual(set(), seen['down'])
+        self.assertEqual(0, seen['no_answer'])
+        self.assertIn('create_compute_node_providers', migrated)
         self.assertEqual([], self._new_log_errors('compute'))
         self.assertEqual([], self._new_log_errors('fleet-sim'))
