@@ -74,12 +74,21 @@ def _allow_zero(req):
     return util.at_least(req, microversion.RESERVED_EQUALS_TOTAL)
 
 
-def _serialize(inventory):
-    return {field: getattr(inventory, field) for field in OUTPUT_FIELDS}
+def _serialize(inventory, sent=None):
+    """The inventory's fields; ``sent``, the request's values, echoed.
+
+    Placement answers a write with the inventory it was sent: an
+    allocation ratio written ``1`` is answered ``1``, and ``1.0`` once
+    read back from the database.
+    """
+    data = {field: getattr(inventory, field) for field in OUTPUT_FIELDS}
+    if sent and sent.get('allocation_ratio') is not None:
+        data['allocation_ratio'] = sent['allocation_ratio']
+    return data
 
 
-def _one(inventory):
-    data = _serialize(inventory)
+def _one(inventory, sent=None):
+    data = _serialize(inventory, sent)
     # As Placement: a generation of 0 is left out.
     if inventory.resource_provider_generation:
         data['resource_provider_generation'] = (
@@ -95,8 +104,10 @@ def _modified(inventories):
     return max(times)
 
 
-def _send_list(req, inventories):
-    doc = {'inventories': {inv.resource_class: _serialize(inv)
+def _send_list(req, inventories, sent=None):
+    sent = sent or {}
+    doc = {'inventories': {inv.resource_class: _serialize(
+                               inv, sent.get(inv.resource_class))
                            for inv in inventories},
            'resource_provider_generation':
                inventories.resource_provider_generation}
@@ -159,7 +170,7 @@ class ProviderInventoriesController(object):
                 400, 'Unable to create inventory for resource provider '
                      '%s: %s' % (uuid, exc.message))
         resp = util.created(req, _url(req, uuid, resource_class),
-                            _one(inventory))
+                            _one(inventory, body))
         return resp
 
     def put(self, req):
@@ -188,7 +199,7 @@ class ProviderInventoriesController(object):
             raise errors.error(
                 400, 'Unable to update inventory for resource provider '
                      '%s: %s' % (uuid, exc.message))
-        return _send_list(req, inventories)
+        return _send_list(req, inventories, body['inventories'])
 
     def delete(self, req):
         if not util.at_least(req, microversion.DELETE_ALL_INVENTORIES):
@@ -262,7 +273,7 @@ class ProviderInventoryController(object):
             raise errors.error(
                 400, 'Unable to update inventory for resource provider '
                      '%s: %s' % (uuid, exc.message))
-        return util.json_response(req, _one(inventory))
+        return util.json_response(req, _one(inventory, body))
 
     def delete(self, req):
         util.authorize(req, POLICY % 'delete')
