@@ -293,14 +293,18 @@ class ServiceGroup(service.ServiceBase):
 
     def start(self):
         for svc in self.services:
+            # Each one's lines name no request of the one before.
+            zun_context.clear_thread_context()
             svc.start()
 
     def stop(self, graceful=False):
         for svc in reversed(self.services):
+            zun_context.clear_thread_context()
             svc.stop(graceful)
 
     def wait(self):
         for svc in self.services:
+            zun_context.clear_thread_context()
             svc.wait()
 
     def reset(self):
@@ -332,6 +336,7 @@ class Service(service.Service):
         self._heartbeat_failing = 0
 
     def start(self):
+        zun_context.clear_thread_context()
         LOG.info('Starting %(binary)s on %(host)s; %(check)s',
                  {'binary': self.binary, 'host': self.host,
                   'check': concurrency.describe('service start-up')})
@@ -496,5 +501,6 @@ class Service(service.Service):
             except Exception:
                 LOG.exception('Cleaning up %s failed', self.binary)
         super().stop(graceful)
+        zun_context.clear_thread_context()
         LOG.info('Stopped %(binary)s on %(host)s',
                  {'binary': self.binary, 'host': self.host})

@@ -25,6 +25,7 @@ import sqlalchemy
 from zun_hostcap.cmd import api
 from zun_hostcap.cmd import compute
 from zun_hostcap.cmd import conductor
+from zun_hostcap.common import context as zun_context
 from zun_hostcap.common import rpc
 import zun_hostcap.conf
 from zun_hostcap.db import api as db_api
@@ -84,6 +85,12 @@ class InProcessConductorAPI(ovo_base.VersionedObjectIndirectionAPI):
             objects_base.ZunHostcapObjectSerializer())
 
     def _call(self, context, method, **kwargs):
+        # The conductor's context is the thread's while it works, as in an
+        # RPC server's thread; the caller's (or none) comes back after.
+        with zun_context.thread_context_kept():
+            return self._conductor_call(context, method, **kwargs)
+
+    def _conductor_call(self, context, method, **kwargs):
         serializer = self._serializer
         # The caller's side, as an RPC client sends a message.
         message = jsonutils.dumps({
