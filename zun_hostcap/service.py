@@ -119,18 +119,22 @@ def prepare_service(argv, default_config_files=None, uses_database=True):
     except (OSError, ValueError, cfg.Error) as err:
         raise SystemExit('%s: cannot set up logging: %s' % (binary, err))
     log_safety.install()
+    # Every mistake at once, the state path and the database URL with the
+    # option values: a fix should not reveal the next one at the next start.
     problems = config_check.invalid_options(CONF)
-    if not problems:
+    try:
+        config_check.check_state_path(CONF.state_path)
+    except config_check.StartupError as err:
+        problems.append(str(err))
+    if uses_database:
         try:
-            config_check.check_state_path(CONF.state_path)
-            if uses_database:
-                connection = config_check.database_url(
-                    CONF.database.connection)
-                if connection != CONF.database.connection:
-                    sqla_api.main_context_manager.configure(
-                        connection=connection)
+            connection = config_check.database_url(CONF.database.connection)
         except config_check.StartupError as err:
-            problems = [str(err)]
+            problems.append(str(err))
+        else:
+            if connection != CONF.database.connection and not problems:
+                sqla_api.main_context_manager.configure(
+                    connection=connection)
     if problems:
         startup_failure(binary, problems)
     objects.register_all()
