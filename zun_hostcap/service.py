@@ -86,11 +86,31 @@ def startup_failure(binary, messages):
                                for message in messages))
 
 
-def prepare_service(argv, default_config_files=None, uses_database=True):
+# What --help says after the options, for every command.
+HELP_EPILOG = ('The options are read from /etc/zun-hostcap/zun-hostcap.conf '
+               'unless --config-file names other files; '
+               'etc/zun-hostcap/zun-hostcap.conf.sample lists every option '
+               'with its default.')
+
+
+def help_description(text):
+    """``text`` with %(api)s and %(database)s: the defaults they name.
+
+    Read before the command line is parsed: the defaults, as the command
+    set them.
+    """
+    return text % {'api': 'http://%s:%s' % (CONF.api.host, CONF.api.port),
+                   'database': CONF.database.connection}
+
+
+def prepare_service(argv, default_config_files=None, uses_database=True,
+                    description=None):
     """Parse and check the command line and config files, set up logging.
 
     :param uses_database: the process opens the database, so the
         [database] connection URL and its driver are checked too.
+    :param description: what the command does, for --help; %(api)s and
+        %(database)s are replaced with the defaults (``help_description``).
     :raises SystemExit: with one line per misconfiguration (status 1).
     """
     binary = _binary(argv)
@@ -111,7 +131,10 @@ def prepare_service(argv, default_config_files=None, uses_database=True):
     try:
         CONF(argv[1:], project='zun-hostcap',
              version=version.version_string(),
-             default_config_files=default_config_files)
+             default_config_files=default_config_files,
+             description=(help_description(description) if description
+                          else None),
+             epilog=HELP_EPILOG)
     except cfg.Error as err:
         raise SystemExit('%s: %s' % (binary, err))
     try:
@@ -182,8 +205,9 @@ def serve(server, binary, workers=1):
     Several workers (the API) are processes of oslo.service's launcher;
     see ``_serve_workers()``.
     """
-    gmr.TextGuruMeditation.setup_autorun(version.version_info,
-                                         service_name=binary, conf=CONF)
+    # The module answers the report's vendor, product and version.
+    gmr.TextGuruMeditation.setup_autorun(version, service_name=binary,
+                                         conf=CONF)
     if workers > 1:
         return _serve_workers(server, workers)
     launcher = service.Launcher(CONF, restart_method='mutate')

@@ -221,12 +221,21 @@ def placement_endpoint(conf):
         netutils.escape_ipv6(host), conf.api.port), group='placement')
 
 
+# What --help says the command does; the defaults are filled in.
+DESCRIPTION = (
+    'The API, the conductor and the compute service of this host in one '
+    'process, for a laptop or a demo: the API on %(api)s ([api] host '
+    'and port), in-process messaging, and the database %(database)s '
+    '([database] connection), created or upgraded at start.')
+
+
 def main(argv=None):
     zun_service.take_signals()
     CONF.set_default('transport_url', DEFAULT_TRANSPORT_URL)
     CONF.set_default('auth_strategy', DEFAULT_AUTH_STRATEGY, group='api')
     placement_defaults(CONF)
-    zun_service.prepare_service(sys.argv if argv is None else argv)
+    zun_service.prepare_service(sys.argv if argv is None else argv,
+                                description=DESCRIPTION)
     placement_endpoint(CONF)
     # The embedded SQLite database is created or upgraded on start.
     problem = None
