@@ -48,6 +48,8 @@ ESTIMATES = (
     (r'\.test_dashboard\.', 15),
     # Processes of ours, started per test.
     (r'\.test_placement_peers\.', 20),
+    (r'\.test_placement_echoes\.', 25),
+    (r'\.test_log_injection\.', 25),
     (r'\.test_placement_clients\.', 15),
     (r'\.test_placement_notifications\.', 20),
     (r'\.test_compute_conductor\.', 20),
