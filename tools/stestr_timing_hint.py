@@ -41,7 +41,8 @@ ESTIMATES = (
     (r'\.test_candidates_differential\.', 150),
     (r'\.test_upgrade\.', 120),
     (r'\.test_cloud\.', 60),
-    (r'\.test_fleet\.', 60),
+    (r'\.test_fleet\.TestFleetSimulator\.', 140),
+    (r'\.test_fleet\.', 25),
     (r'\.test_bench_', 75),
     # A Keystone or a dashboard of their own, per test.
     (r'\.test_keystone\.', 15),
