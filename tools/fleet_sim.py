@@ -41,6 +41,7 @@ import time
 import zun_hostcap  # noqa: F401,I100
 
 import futurist  # noqa: I100
+from oslo_log import log as oslo_log
 from oslo_utils import timeutils
 from zun_hostcap.api.controllers.v1 import services as services_api
 from zun_hostcap.common import context as zun_context
@@ -438,8 +439,13 @@ def _start_conductor(args, tmp):
     """zun-hostcap-conductor as a process of its own; (Popen, log path)."""
     log = os.path.join(tmp, 'conductor.log')
     overrides = os.path.join(tmp, 'fleet-sim-conductor-overrides.conf')
+    # The heartbeat summary of every minute, which the conductor logs at
+    # DEBUG when nothing is late: its logger alone at DEBUG.
+    levels = oslo_log.get_default_log_levels() + [
+        'zun_hostcap.conductor.heartbeats=DEBUG']
     with open(overrides, 'w') as f:
-        f.write('[DEFAULT]\nreport_interval = %d\n' % args.report_interval)
+        f.write('[DEFAULT]\nreport_interval = %d\ndefault_log_levels = %s\n'
+                % (args.report_interval, ','.join(levels)))
     command = [sys.executable, '-c',
                'import sys; from zun_hostcap.cmd.conductor import main; '
                'sys.exit(main())']

@@ -86,11 +86,31 @@ def startup_failure(binary, messages):
                                for message in messages))
 
 
-def prepare_service(argv, default_config_files=None, uses_database=True):
+# What --help says after the options, for every command.
+HELP_EPILOG = ('The options are read from /etc/zun-hostcap/zun-hostcap.conf '
+               'unless --config-file names other files; '
+               'etc/zun-hostcap/zun-hostcap.conf.sample lists every option '
+               'with its default.')
+
+
+def help_description(text):
+    """``text`` with %(api)s and %(database)s: the defaults they name.
+
+    Read before the command line is parsed: the defaults, as the command
+    set them.
+    """
+    return text % {'api': 'http://%s:%s' % (CONF.api.host, CONF.api.port),
+                   'database': CONF.database.connection}
+
+
+def prepare_service(argv, default_config_files=None, uses_database=True,
+                    description=None):
     """Parse and check the command line and config files, set up logging.
 
     :param uses_database: the process opens the database, so the
         [database] connection URL and its driver are checked too.
+    :param description: what the command does, for --help; %(api)s and
+        %(database)s are replaced with the defaults (``help_description``).
     :raises SystemExit: with one line per misconfiguration (status 1).
     """
     binary = _binary(argv)
@@ -111,7 +131,10 @@ def prepare_service(argv, default_config_files=None, uses_database=True):
     try:
         CONF(argv[1:], project='zun-hostcap',
              version=version.version_string(),
-             default_config_files=default_config_files)
+             default_config_files=default_config_files,
+             description=(help_description(description) if description
+                          else None),
+             epilog=HELP_EPILOG)
     except cfg.Error as err:
         raise SystemExit('%s: %s' % (binary, err))
     try:
@@ -119,18 +142,22 @@ def prepare_service(argv, default_config_files=None, uses_database=True):
     except (OSError, ValueError, cfg.Error) as err:
         raise SystemExit('%s: cannot set up logging: %s' % (binary, err))
     log_safety.install()
+    # Every mistake at once, the state path and the database URL with the
+    # option values: a fix should not reveal the next one at the next start.
     problems = config_check.invalid_options(CONF)
-    if not problems:
+    try:
+        config_check.check_state_path(CONF.state_path)
+    except config_check.StartupError as err:
+        problems.append(str(err))
+    if uses_database:
         try:
-            config_check.check_state_path(CONF.state_path)
-            if uses_database:
-                connection = config_check.database_url(
-                    CONF.database.connection)
-                if connection != CONF.database.connection:
-                    sqla_api.main_context_manager.configure(
-                        connection=connection)
+            connection = config_check.database_url(CONF.database.connection)
         except config_check.StartupError as err:
-            problems = [str(err)]
+            problems.append(str(err))
+        else:
+            if connection != CONF.database.connection and not problems:
+                sqla_api.main_context_manager.configure(
+                    connection=connection)
     if problems:
         startup_failure(binary, problems)
     objects.register_all()
@@ -178,8 +205,9 @@ def serve(server, binary, workers=1):
     Several workers (the API) are processes of oslo.service's launcher;
     see ``_serve_workers()``.
     """
-    gmr.TextGuruMeditation.setup_autorun(version.version_info,
-                                         service_name=binary, conf=CONF)
+    # The module answers the report's vendor, product and version.
+    gmr.TextGuruMeditation.setup_autorun(version, service_name=binary,
+                                         conf=CONF)
     if workers > 1:
         return _serve_workers(server, workers)
     launcher = service.Launcher(CONF, restart_method='mutate')
@@ -293,14 +321,18 @@ class ServiceGroup(service.ServiceBase):
 
     def start(self):
         for svc in self.services:
+            # Each one's lines name no request of the one before.
+            zun_context.clear_thread_context()
             svc.start()
 
     def stop(self, graceful=False):
         for svc in reversed(self.services):
+            zun_context.clear_thread_context()
             svc.stop(graceful)
 
     def wait(self):
         for svc in self.services:
+            zun_context.clear_thread_context()
             svc.wait()
 
     def reset(self):
@@ -332,6 +364,7 @@ class Service(service.Service):
         self._heartbeat_failing = 0
 
     def start(self):
+        zun_context.clear_thread_context()
         LOG.info('Starting %(binary)s on %(host)s; %(check)s',
                  {'binary': self.binary, 'host': self.host,
                   'check': concurrency.describe('service start-up')})
@@ -496,5 +529,6 @@ class Service(service.Service):
             except Exception:
                 LOG.exception('Cleaning up %s failed', self.binary)
         super().stop(graceful)
+        zun_context.clear_thread_context()
         LOG.info('Stopped %(binary)s on %(host)s',
                  {'binary': self.binary, 'host': self.host})

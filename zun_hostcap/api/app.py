@@ -10,7 +10,9 @@ From the outside in::
     /healthcheck         oslo.middleware's healthcheck app (with the
                          database plugin), no auth
     /metrics             Prometheus' text format, no auth (with [metrics]
-                         enabled, unless a listener of its own serves it)
+                         enabled, unless a listener of its own serves it);
+                         else a 404 that says where it is or how to turn
+                         it on
     cors                 browsers on the allowed origins
     /placement           the Placement-compatible API, its own stack
                          (zun_hostcap.api.placement.app)
@@ -98,6 +100,9 @@ def setup_app(metrics_path=True):
         other_methods=_healthcheck_method_not_allowed)
     if counting and metrics_path:
         app = metrics_api.MetricsRoute(app)
+    else:
+        app = metrics_api.MetricsNotHereRoute(
+            app, metrics_api.not_here_detail(CONF))
     app = middleware.RequestLogContext(app)
     if counting:
         app = metrics_api.RequestMetrics(app,

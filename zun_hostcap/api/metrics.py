@@ -304,6 +304,36 @@ class MetricsRoute(object):
         return self.application(environ, start_response)
 
 
+class MetricsNotHereRoute(object):
+    """Answers ``/metrics`` with a 404 that says why, before any auth.
+
+    Without it the path would need a token like any unknown one, and its
+    401 would read as "add a token".
+    """
+
+    def __init__(self, application, detail):
+        self.application = application
+        self.detail = detail
+
+    def __call__(self, environ, start_response):
+        if environ.get('PATH_INFO') in (PATH, PATH + '/'):
+            resp = errors.response(
+                404, self.detail, errors.NOT_FOUND,
+                environ.get('openstack.request_id'))
+            return resp(environ, start_response)
+        return self.application(environ, start_response)
+
+
+def not_here_detail(conf):
+    """Why this API does not serve /metrics itself: the detail of its 404."""
+    if not conf.metrics.enabled:
+        return ('Metrics are off: set [metrics] enabled = true to serve '
+                '%s.' % PATH)
+    where = '%s:%s' % (conf.metrics.host, conf.metrics.port)
+    return ('Metrics are served on the listener of [metrics] port (%s), '
+            'not on the API\'s address.' % where)
+
+
 class StandaloneMetricsApp(object):
     """The separate listener of ``[metrics] port``: /metrics, else 404."""
 

@@ -117,6 +117,7 @@ class WSGIService(service.ServiceBase):
         self._thread = threading.Thread(target=self._serve, name=self.name,
                                         daemon=True)
         self._thread.start()
+        context.clear_thread_context()
         LOG.info('%(name)s serving on http://%(host)s:%(port)s with '
                  '%(threads)d threads; %(check)s',
                  {'name': self.name, 'host': self.address[0],
@@ -153,6 +154,7 @@ class WSGIService(service.ServiceBase):
         self._stopping.set()
 
     def wait(self):
+        context.clear_thread_context()
         if self._thread is not None:
             self._thread.join()
         # The notifications of the last writes go out, if the broker

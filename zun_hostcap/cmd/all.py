@@ -25,6 +25,7 @@ import sqlalchemy
 from zun_hostcap.cmd import api
 from zun_hostcap.cmd import compute
 from zun_hostcap.cmd import conductor
+from zun_hostcap.common import context as zun_context
 from zun_hostcap.common import rpc
 import zun_hostcap.conf
 from zun_hostcap.db import api as db_api
@@ -84,6 +85,12 @@ class InProcessConductorAPI(ovo_base.VersionedObjectIndirectionAPI):
             objects_base.ZunHostcapObjectSerializer())
 
     def _call(self, context, method, **kwargs):
+        # The conductor's context is the thread's while it works, as in an
+        # RPC server's thread; the caller's (or none) comes back after.
+        with zun_context.thread_context_kept():
+            return self._conductor_call(context, method, **kwargs)
+
+    def _conductor_call(self, context, method, **kwargs):
         serializer = self._serializer
         # The caller's side, as an RPC client sends a message.
         message = jsonutils.dumps({
@@ -214,12 +221,21 @@ def placement_endpoint(conf):
         netutils.escape_ipv6(host), conf.api.port), group='placement')
 
 
+# What --help says the command does; the defaults are filled in.
+DESCRIPTION = (
+    'The API, the conductor and the compute service of this host in one '
+    'process, for a laptop or a demo: the API on %(api)s ([api] host '
+    'and port), in-process messaging, and the database %(database)s '
+    '([database] connection), created or upgraded at start.')
+
+
 def main(argv=None):
     zun_service.take_signals()
     CONF.set_default('transport_url', DEFAULT_TRANSPORT_URL)
     CONF.set_default('auth_strategy', DEFAULT_AUTH_STRATEGY, group='api')
     placement_defaults(CONF)
-    zun_service.prepare_service(sys.argv if argv is None else argv)
+    zun_service.prepare_service(sys.argv if argv is None else argv,
+                                description=DESCRIPTION)
     placement_endpoint(CONF)
     # The embedded SQLite database is created or upgraded on start.
     problem = None

@@ -92,9 +92,17 @@ def warn_if_exposed_without_auth():
                     'listen on 127.0.0.1.', CONF.api.host)
 
 
+# What --help says the command does; the defaults are filled in.
+DESCRIPTION = (
+    'The Zun-compatible hosts API (/v1) and the Placement-compatible '
+    'API (/placement), served on %(api)s ([api] host and port), on the '
+    'database %(database)s ([database] connection).')
+
+
 def main(argv=None):
     zun_service.take_signals()
-    zun_service.prepare_service(sys.argv if argv is None else argv)
+    zun_service.prepare_service(sys.argv if argv is None else argv,
+                                description=DESCRIPTION)
     api = create_service()
     first = (api.services[0] if isinstance(api, zun_service.ServiceGroup)
              else api)

@@ -27,9 +27,18 @@ def create_service(conductor_api=None):
                                conductor_api=conductor_api)
 
 
+# What --help says the command does; the defaults are filled in.
+DESCRIPTION = (
+    "Discovers this host's CPUs, NUMA topology, memory, disks, PCI "
+    'devices and containers, and reports them through the conductor '
+    '([DEFAULT] transport_url) and to a Placement API; it never opens '
+    'the database.')
+
+
 def main(argv=None):
     zun_service.take_signals()
     zun_service.prepare_service(sys.argv if argv is None else argv,
-                                uses_database=False)
+                                uses_database=False,
+                                description=DESCRIPTION)
     db_api.block_access(BINARY)
     return zun_service.serve(create_service(), BINARY)

@@ -32,8 +32,16 @@ def create_service():
                                topic=CONF.conductor.topic)
 
 
+# What --help says the command does; the defaults are filled in.
+DESCRIPTION = (
+    'Writes what the compute services report, over oslo.messaging RPC '
+    '([DEFAULT] transport_url), into the database %(database)s '
+    '([database] connection).')
+
+
 def main(argv=None):
     zun_service.take_signals()
-    zun_service.prepare_service(sys.argv if argv is None else argv)
+    zun_service.prepare_service(sys.argv if argv is None else argv,
+                                description=DESCRIPTION)
     return zun_service.serve(create_service(), BINARY,
                              workers=CONF.conductor.workers)

@@ -189,10 +189,18 @@ def _describe(err):
     return exception.one_line(err)
 
 
+# What --help says the command does; the defaults are filled in.
+DESCRIPTION = (
+    'Creates, upgrades and stamps the schema of the database '
+    '%(database)s ([database] connection), and runs the online data '
+    'migrations.')
+
+
 def main(argv=None):
     CONF.register_cli_opt(COMMAND_OPT)
     set_cli_defaults()
-    zun_service.prepare_service(sys.argv if argv is None else argv)
+    zun_service.prepare_service(sys.argv if argv is None else argv,
+                                description=DESCRIPTION)
     try:
         return CONF.command.func() or 0
     except Exception as err:  # a clear message, not a traceback

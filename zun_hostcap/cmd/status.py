@@ -250,10 +250,17 @@ class Checks(upgradecheck.UpgradeCommands):
     )
 
 
+# What --help says the command does; the defaults are filled in.
+DESCRIPTION = (
+    "Checks that a deployment is ready for this release: 'upgrade "
+    "check', on the database %(database)s ([database] connection).")
+
+
 def main(argv=None):
     upgradecheck.register_cli_options(CONF, Checks())
     db_manage.set_cli_defaults()
-    zun_service.prepare_service(sys.argv if argv is None else argv)
+    zun_service.prepare_service(sys.argv if argv is None else argv,
+                                description=DESCRIPTION)
     db_manage.quiet_alembic()
     # upgradecheck.main() keeps the parsed configuration for --json;
     # prepare_service() parsed it here.

@@ -1,5 +1,7 @@
 """Request context carried through the API, RPC and the database."""
 
+import contextlib
+
 from oslo_context import context
 from oslo_db.sqlalchemy import enginefacade
 
@@ -35,3 +37,31 @@ class RequestContext(context.RequestContext):
 def get_admin_context():
     """A context for work the service does on its own behalf."""
     return RequestContext(is_admin=True, roles=['admin'], overwrite=False)
+
+
+def clear_thread_context():
+    """The calling thread's log lines name no request from here on.
+
+    oslo.log names the context oslo.context keeps for the thread, the
+    last one made with ``overwrite=True`` on it; start-up and stop lines
+    belong to no request and must not name the last one the thread
+    served. oslo.context has no public call that empties its store.
+    """
+    context._request_store.context = None
+
+
+@contextlib.contextmanager
+def thread_context_kept():
+    """Restores the thread's context (or none) after the block.
+
+    For work of another request run in the caller's thread, such as the
+    all-in-one's conductor calls made without a transport.
+    """
+    previous = context.get_current()
+    try:
+        yield
+    finally:
+        if previous is None:
+            clear_thread_context()
+        else:
+            previous.update_store()

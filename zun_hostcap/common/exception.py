@@ -176,7 +176,8 @@ class PlacementInvalid(PlacementError):
 
 
 class ResourceProviderNotFound(PlacementNotFound):
-    msg_fmt = 'No resource provider with uuid %(uuid)s found.'
+    # Placement's words, without a period.
+    msg_fmt = 'No resource provider with uuid %(uuid)s found'
     error_code = codes.PROVIDER_NOT_FOUND
 
 

@@ -29,8 +29,11 @@ LOG = logging.getLogger(__name__)
 
 # Seconds between two batch writes.
 FLUSH_INTERVAL = 1
-# Seconds between two lines of heartbeat figures in the log.
+# Seconds between two summaries of the heartbeat figures (DEBUG).
 SUMMARY_INTERVAL = 60
+# Seconds between two summaries at INFO when nothing is late: the first
+# one after start, then one an hour.
+ROUTINE_SUMMARY_INTERVAL = 3600
 # Send times kept for the lag figures of one summary; beyond, the lag is
 # measured on the first ones (10,000 services at one beat a second).
 MAX_LAG_SAMPLES = 600000
@@ -51,9 +54,16 @@ class _Summary:
         self.stale = 0
         self.lags = []
 
-    def log(self, now):
+    def log(self, now, routine_due):
+        """Log the figures; True if at INFO or above.
+
+        Late heartbeats (p99 beyond ``report_interval``) mean the
+        conductor does not keep up, and services are close to being shown
+        down: a WARNING. Some late, or dropped as stale: INFO. Otherwise
+        the figures are routine: DEBUG, but at INFO when ``routine_due``.
+        """
         if not self.beats and not self.stale:
-            return
+            return False
         values = {'seconds': now - self.started, 'beats': self.beats,
                   'batches': self.batches,
                   'write_ms': (1000.0 * self.write_seconds /
@@ -65,15 +75,19 @@ class _Summary:
                           p99=_percentile(lags, 0.99), max=lags[-1])
         else:
             values.update(p50=0.0, p99=0.0, max=0.0)
-        # Late heartbeats mean the conductor does not keep up: services
-        # are close to being shown down.
-        level = (logging.WARNING if values['p99'] > CONF.report_interval
-                 else logging.INFO)
+        if values['p99'] > CONF.report_interval:
+            level = logging.WARNING
+        elif (values['max'] > CONF.report_interval or self.stale or
+                routine_due):
+            level = logging.INFO
+        else:
+            level = logging.DEBUG
         LOG.log(level, 'Heartbeats written in the last %(seconds).0f s: '
                 '%(beats)d in %(batches)d batches (%(write_ms).1f ms per '
                 'batch); lag from sending to writing p50 %(p50).3f s, p99 '
                 '%(p99).3f s, max %(max).3f s; %(stale)d dropped as stale.',
                 values)
+        return level >= logging.INFO
 
 
 class HeartbeatBatcher:
@@ -96,6 +110,8 @@ class HeartbeatBatcher:
         self._sent = []
         self._failing = 0
         self._summary = _Summary(clock())
+        # When a summary was last logged at INFO; None: not yet.
+        self._last_told = None
 
     def add(self, service_id, sent_at=None):
         """Count a heartbeat of ``service_id`` sent at ``sent_at``."""
@@ -160,7 +176,10 @@ class HeartbeatBatcher:
             room = MAX_LAG_SAMPLES - len(summary.lags)
             summary.lags.extend(written - sent_at for sent_at in sent[:room])
         if now - self._summary.started >= SUMMARY_INTERVAL:
-            self._summary.log(now)
+            routine_due = (self._last_told is None or
+                           now - self._last_told >= ROUTINE_SUMMARY_INTERVAL)
+            if self._summary.log(now, routine_due):
+                self._last_told = now
             self._summary = _Summary(now)
         return len(beats)
 

@@ -1,5 +1,7 @@
 """Schema migrations through alembic, on oslo.db's engine."""
 
+import contextlib
+import logging
 import os
 import re
 
@@ -32,6 +34,22 @@ def _script():
     return alembic_script.ScriptDirectory.from_config(_alembic_config())
 
 
+@contextlib.contextmanager
+def _alembic_quiet():
+    """alembic's INFO lines ("Context impl SQLiteImpl.") left out.
+
+    They say nothing when nothing is migrated; a start that finds the
+    schema at its head logs none of them.
+    """
+    logger = logging.getLogger('alembic.runtime.migration')
+    level = logger.level
+    logger.setLevel(logging.WARNING)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+
+
 def _check_revision(revision):
     """Refuse a revision we do not have before touching the database."""
     if _RELATIVE.search(revision):
@@ -40,9 +58,14 @@ def _check_revision(revision):
 
 
 def upgrade(revision='head', engine=None):
-    """Migrate the database schema up to ``revision``."""
+    """Migrate the database schema up to ``revision``.
+
+    A schema at the head already is left alone, without a log line.
+    """
     _check_revision(revision)
     engine = engine or sqla_api.get_engine()
+    if revision == 'head' and version(engine) == head():
+        return
     with engine.begin() as connection:
         alembic_command.upgrade(_alembic_config(connection), revision)
 
@@ -61,7 +84,7 @@ def stamp(revision, engine=None):
 def version(engine=None):
     """The revision the database is at, or None if it has no schema."""
     engine = engine or sqla_api.get_engine()
-    with engine.connect() as connection:
+    with engine.connect() as connection, _alembic_quiet():
         return alembic_migration.MigrationContext.configure(
             connection).get_current_revision()
 

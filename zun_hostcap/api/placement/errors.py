@@ -21,6 +21,7 @@ carry status and code, or ``error()`` for the rest.
 """
 
 import functools
+import string
 import time
 
 from oslo_log import log as logging
@@ -131,7 +132,22 @@ def _title(status):
     return webob.exc.status_map.get(status, webob.exc.HTTPError).title
 
 
+class _NotAcceptable(webob.exc.HTTPNotAcceptable):
+    """webob's 406, its parenthesis closed.
+
+    webob's sentence, and so Placement's, leaves it open: "(content of
+    type text/html. Only application/json ...".
+    """
+
+    body_template_obj = string.Template(
+        'The resource could not be generated that was acceptable to your '
+        'browser\n(content of type ${HTTP_ACCEPT}). <br /><br />\n'
+        '${detail}')
+
+
 def _webob_error(status, message, headers=None):
+    if status == 406:
+        return _NotAcceptable(detail=message or None, headers=headers)
     cls = webob.exc.status_map.get(status)
     if cls is None or not issubclass(cls, webob.exc.HTTPError):
         cls = (webob.exc.HTTPClientError if status < 500 else
@@ -143,11 +159,16 @@ def _template_environ(environ):
     """What webob's templates of an error may name from the request.
 
     The 405's names the method, the 406's the Accept header (the one the
-    client sent, which ``middleware.AcceptGuard`` set aside).
+    client sent, which ``middleware.AcceptGuard`` set aside), the 415's
+    the media type of the body (which ``middleware.BodyGuard`` set aside),
+    as in Placement, where webob finds them in the request.
     """
     environ = environ or {}
+    held = environ.get(middleware.RAW_BODY) or {}
     return {'REQUEST_METHOD': environ.get('REQUEST_METHOD', ''),
-            'HTTP_ACCEPT': client_accept(environ) or ''}
+            'HTTP_ACCEPT': client_accept(environ) or '',
+            'CONTENT_TYPE': (held.get('type') or
+                             environ.get('CONTENT_TYPE') or '')}
 
 
 def client_accept(environ):

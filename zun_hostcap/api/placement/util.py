@@ -16,7 +16,6 @@
 """
 
 import datetime
-import uuid as uuid_lib
 
 import jsonschema
 from oslo_policy import policy as oslo_policy
@@ -71,15 +70,18 @@ def schema_problem(schema, data, format_checker=_FORMAT_CHECKER):
 
 
 def canonical_uuid(value):
-    """A uuid as stored (lower case, with dashes); other values unchanged.
+    """A uuid in lower case, in the form it was sent; others unchanged.
 
-    Placement compares uuids as its database does: MySQL's collation
+    Placement keeps uuids as clients send them (an aggregate of 32 hex
+    digits is answered so; a provider's own uuid, dashed, is made so at
+    creation) and compares them as its database does: MySQL's collation
     ignores case, PostgreSQL's and SQLite's do not. Here an upper-case
     uuid of a provider, aggregate or consumer is that one on every
-    engine.
+    engine, and the dashes are left as they came, so that a client is
+    answered the form it sent.
     """
     if isinstance(value, str) and uuidutils.is_uuid_like(value):
-        return str(uuid_lib.UUID(value))
+        return value.lower()
     return value
 
 

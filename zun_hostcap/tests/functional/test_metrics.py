@@ -199,9 +199,10 @@ class TestWorkers(base.BaseTestCase):
         functional_base.wait_until_serving(self, api, url + '/')
         metrics_url = 'http://127.0.0.1:%d/metrics' % metrics_port
         functional_base.wait_until_serving(self, api, metrics_url)
-        # Only on the listener of its own: on the API's address it is an
-        # unknown path, which needs a token.
-        self.assertEqual(401, _request('GET', url + '/metrics')[0])
+        # Only on the listener of its own: the API's address says so.
+        status, body = _request('GET', url + '/metrics')
+        self.assertEqual(404, status)
+        self.assertIn(b'[metrics] port', body)
 
         def requests_of_root():
             status, body = _request('GET', metrics_url)

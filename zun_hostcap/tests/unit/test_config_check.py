@@ -1,6 +1,8 @@
 """Misconfigurations found at start, each told in one line."""
 
 import os
+import subprocess
+import sys
 
 import fixtures
 from keystoneauth1 import loading as ks_loading
@@ -221,3 +223,35 @@ class TestKeystoneErrors(base.TestCase):
         self.assertEqual({'a': 1}, self._call(ok).json)
         self.assertTrue(errors.is_document(errors.response(
             503, 'x').body))
+
+
+class TestAllAtOnce(base.TestCase):
+    """A bad database URL is told with the bad values, in one start."""
+
+    def _start(self, text):
+        tmp = self.useFixture(fixtures.TempDir()).path
+        path = os.path.join(tmp, 'zun-hostcap.conf')
+        with open(path, 'w') as f:
+            f.write('[DEFAULT]\nstate_path = %s\n' % tmp + text)
+        result = subprocess.run(
+            [sys.executable, '-c',
+             'import sys; from zun_hostcap.cmd.conductor import main; '
+             'sys.exit(main())', '--config-file', path],
+            capture_output=True, text=True, timeout=120)
+        self.assertEqual(1, result.returncode, result.stderr)
+        return result.stderr.splitlines()
+
+    def test_an_unknown_database_with_a_bad_value(self):
+        lines = self._start('report_interval = abc\n'
+                            '[database]\nconnection = nosql://x/y\n')
+        self.assertEqual(2, len(lines), lines)
+        self.assertIn('report_interval', lines[0])
+        self.assertIn("SQLAlchemy knows no database 'nosql'", lines[1])
+
+    def test_a_missing_driver_with_a_bad_value(self):
+        lines = self._start('report_interval = abc\n'
+                            '[database]\nconnection = '
+                            'mysql+mysqldb://u:p@127.0.0.1/x\n')
+        self.assertEqual(2, len(lines), lines)
+        self.assertIn('its driver is not installed', lines[1])
+        self.assertIn('pip install zun-hostcap[mysql]', lines[1])

@@ -65,6 +65,15 @@ class TestSchemaCommands(base.TestCase):
                          (code, out))
         self.assertEqual((0, '0003\n', ''), self._run('version'))
 
+    def test_a_second_upgrade_has_nothing_to_say(self):
+        code, _out, err = self._run('upgrade')
+        self.assertEqual(0, code)
+        self.assertIn('Running upgrade', err)
+        code, out, err = self._run('upgrade')
+        self.assertEqual((0, 'Database is at revision 0003\n'), (code, out))
+        # No alembic line when the schema is at its head already.
+        self.assertNotIn('alembic', err)
+
     def test_stamp_records_a_revision_without_migrating(self):
         self.assertEqual(0, self._run('upgrade')[0])
         self.assertEqual((0, 'Database has no revision (base)\n', ''),

@@ -144,12 +144,21 @@ def _allow_zero(req):
     return util.at_least(req, microversion.RESERVED_EQUALS_TOTAL)
 
 
-def _serialize(inventory):
-    return {field: getattr(inventory, field) for field in OUTPUT_FIELDS}
+def _serialize(inventory, sent=None):
+    """The inventory's fields; ``sent``, the request's values, echoed.
+
+    Placement answers a write with the inventory it was sent: an
+    allocation ratio written ``1`` is answered ``1``, and ``1.0`` once
+    read back from the database.
+    """
+    data = {field: getattr(inventory, field) for field in OUTPUT_FIELDS}
+    if sent and sent.get('allocation_ratio') is not None:
+        data['allocation_ratio'] = sent['allocation_ratio']
+    return data
 
 
-def _one(inventory):
-    data = _serialize(inventory)
+def _one(inventory, sent=None):
+    data = _serialize(inventory, sent)
     # As Placement: a generation of 0 is left out.
     if inventory.resource_provider_generation:
         data['resource_provider_generation'] = (
@@ -165,8 +174,10 @@ def _modified(inventories):
     return max(times)
 
 
-def _send_list(req, inventories):
-    doc = {'inventories': {inv.resource_class: _serialize(inv)
+def _send_list(req, inventories, sent=None):
+    sent = sent or {}
+    doc = {'inventories': {inv.resource_class: _serialize(
+                               inv, sent.get(inv.resource_class))
                            for inv in inventories},
            'resource_provider_generation':
                inventories.resource_provider_generation}
@@ -207,7 +218,7 @@ class ProviderInventoriesController(object):
             resource_class=resource_class, **body)
         inventory.create(allow_zero_capacity=_allow_zero(req))
         resp = util.created(req, _url(req, uuid, resource_class),
-                            _one(inventory))
+                            _one(inventory, body))
         return resp
 
     @errors.answers(_REPLACE_FAULTS)
@@ -218,7 +229,7 @@ class ProviderInventoriesController(object):
         inventories = inv_obj.InventoryList.replace_all(
             req.context, uuid, body['resource_provider_generation'],
             body['inventories'], allow_zero_capacity=_allow_zero(req))
-        return _send_list(req, inventories)
+        return _send_list(req, inventories, body['inventories'])
 
     @errors.answers(_DELETE_ALL_FAULTS)
     def delete(self, req):
@@ -255,7 +266,7 @@ class ProviderInventoryController(object):
             req.context, resource_provider_uuid=uuid,
             resource_class=resource_class, **body)
         inventory.save(allow_zero_capacity=_allow_zero(req))
-        return util.json_response(req, _one(inventory))
+        return util.json_response(req, _one(inventory, body))
 
     @errors.answers(_DELETE_ONE_FAULTS)
     def delete(self, req):

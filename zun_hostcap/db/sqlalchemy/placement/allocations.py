@@ -254,12 +254,13 @@ def _check(context, requests, consumer_uuids, rc_ids):
                 resource_class=rc_name, uuid=rp_uuid)
         if (amount < inv.min_unit or amount > inv.max_unit or
                 amount % inv.step_size):
-            LOG.warning('Allocation of %(amount)s %(rc)s on provider '
-                        '%(rp)s violates min_unit %(min)s, max_unit '
-                        '%(max)s or step_size %(step)s',
-                        {'amount': amount, 'rc': rc_name, 'rp': rp_uuid,
-                         'min': inv.min_unit, 'max': inv.max_unit,
-                         'step': inv.step_size})
+            # A client's mistake, answered 409: no server warning.
+            LOG.debug('Allocation of %(amount)s %(rc)s on provider '
+                      '%(rp)s violates min_unit %(min)s, max_unit '
+                      '%(max)s or step_size %(step)s',
+                      {'amount': amount, 'rc': rc_name, 'rp': rp_uuid,
+                       'min': inv.min_unit, 'max': inv.max_unit,
+                       'step': inv.step_size})
             raise exception.AllocationConstraintsConflict(
                 resource_class=rc_name, uuid=rp_uuid)
         before = inv.used or 0
@@ -270,10 +271,10 @@ def _check(context, requests, consumer_uuids, rc_ids):
         # no more over it than it was (an inventory shrunk below usage),
         # as in Placement.
         if after > capacity and (inv.used is None or after > before):
-            LOG.warning('Over capacity for %(rc)s on provider %(rp)s: '
-                        'would use %(after)s of %(cap)s',
-                        {'rc': rc_name, 'rp': rp_uuid, 'after': after,
-                         'cap': capacity})
+            LOG.debug('Over capacity for %(rc)s on provider %(rp)s: '
+                      'would use %(after)s of %(cap)s',
+                      {'rc': rc_name, 'rp': rp_uuid, 'after': after,
+                       'cap': capacity})
             raise exception.AllocationCapacityExceeded(
                 resource_class=rc_name, uuid=rp_uuid)
     return providers

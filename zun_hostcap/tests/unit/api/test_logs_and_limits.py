@@ -92,6 +92,31 @@ class TestLogs(base.BaseTestCase):
         self.assertIn('"GET /placement/resource_providers" status: 200',
                       self.log.output)
 
+    def test_an_allocation_over_capacity_is_no_warning(self):
+        version = {'OpenStack-API-Version': 'placement 1.39'}
+        rp = str(uuid.uuid4())
+        self.assertEqual(200, _request(
+            self.app, 'POST', '/placement/resource_providers',
+            json.dumps({'name': 'small', 'uuid': rp}).encode(),
+            **version).status_int)
+        self.assertEqual(200, _request(
+            self.app, 'PUT', '/placement/resource_providers/%s/inventories'
+            % rp, json.dumps({'resource_provider_generation': 0,
+                              'inventories': {'VCPU': {'total': 1}}}
+                             ).encode(), **version).status_int)
+        resp = _request(
+            self.app, 'PUT', '/placement/allocations/%s' % uuid.uuid4(),
+            json.dumps({'allocations': {rp: {'resources': {'VCPU': 50}}},
+                        'project_id': 'p', 'user_id': 'u',
+                        'consumer_generation': None,
+                        'consumer_type': 'INSTANCE'}).encode(), **version)
+        self.assertEqual(409, resp.status_int)
+        # The client's mistake is in its answer, and at DEBUG.
+        self.assertIn('DEBUG zun_hostcap.db.sqlalchemy.placement.allocations'
+                      ' Over capacity', self.log.output)
+        for line in self.log.output.splitlines():
+            self.assertFalse(line.startswith(('WARNING', 'ERROR')), line)
+
 
 class TestBodySizeLimits(base.BaseTestCase):
 

@@ -421,7 +421,8 @@ class TestSeparateListener(MetricsTestCase):
         # As zun-hostcap-api builds it with a [metrics] port.
         resp = webob.Request.blank('/metrics').get_response(
             app.setup_app(metrics_path=False))
-        self.assertNotEqual(200, resp.status_int)
+        self.assertEqual(404, resp.status_int)
+        self.assertIn('[metrics] port', resp.json['errors'][0]['detail'])
         self.assertIn('openstack_placement_up',
                       self.scrape(metrics_api.StandaloneMetricsApp()))
         resp = webob.Request.blank('/v1/hosts').get_response(
@@ -435,7 +436,10 @@ class TestDisabled(base.BaseTestCase):
         gabbi_fixtures.use(self, gabbi_fixtures.PlacementFixture)
         application = app.setup_app()
         resp = webob.Request.blank('/metrics').get_response(application)
-        self.assertEqual(401, resp.status_int)
+        # Not a 401: the answer says how to turn metrics on.
+        self.assertEqual(404, resp.status_int)
+        detail = resp.json['errors'][0]['detail']
+        self.assertIn('[metrics] enabled', detail)
         self.assertFalse(metrics.enabled())
         self.assertEqual(b'', metrics.exposition())
 

@@ -201,6 +201,31 @@ class TestHeartbeatBatcher(base.TestCase):
             r'\(\d+\.\d ms per batch\); lag from sending to writing p50 '
             r'0\.300 s, p99 0\.400 s, max 0\.400 s; 0 dropped as stale\.\n$')
 
+    def test_routine_figures_are_told_at_info_once_an_hour(self):
+        svc, = _services(self.context, 1)
+        for _minute in range(121):
+            self.batcher.add(svc.id, self.wall_clock.now - 0.1)
+            self.batcher.flush(self.context)
+            self.clock.now += heartbeats.SUMMARY_INTERVAL
+            self.batcher.flush(self.context)
+        # The first summary after start, then one an hour (minutes 60 and
+        # 120); the others at DEBUG, which this log does not take.
+        self.assertEqual(3, self.log.output.count('INFO Heartbeats written'))
+        self.assertEqual(3, len(self.log.output.splitlines()))
+
+    def test_some_late_heartbeats_are_told_at_info(self):
+        self.flags(report_interval=10)
+        services = _services(self.context, 200)
+        self.batcher.add(services[0].id, self.wall_clock.now - 11)
+        for svc in services[1:]:
+            self.batcher.add(svc.id, self.wall_clock.now - 0.1)
+        self.batcher.flush(self.context)
+        self.clock.now += heartbeats.SUMMARY_INTERVAL
+        self.batcher.flush(self.context)
+        # p99 is in time, the slowest is not.
+        self.assertIn('INFO Heartbeats written', self.log.output)
+        self.assertIn('max 11.000 s', self.log.output)
+
     def test_the_conductor_writes_what_is_pending_when_it_stops(self):
         svc, = _services(self.context, 1)
         manager = conductor_manager.ConductorManager()
