@@ -160,18 +160,23 @@ def placement_text(rows, up):
     add_total, add_usage = total.append, usage.append
     add_reserved, add_ratio = reserved.append, ratio.append
     hostnames = {}
+    # A cloud has a few allocation ratios: each printed once.
+    ratios = {}
     for name, resource_class, inv_total, inv_reserved, inv_ratio, used in (
             rows):
         hostname = hostnames.get(name)
         if hostname is None:
             hostname = hostnames[name] = _escape(name or '')
+        ratio_text = ratios.get(inv_ratio)
+        if ratio_text is None:
+            ratio_text = ratios[inv_ratio] = repr(float(inv_ratio))
         # Class names are upper case letters, digits and underscores (the
         # API's schema): nothing to escape.
         labels = f'{{hostname="{hostname}",resourcetype="{resource_class}"}} '
         add_total(f'{labels}{inv_total}')
         add_usage(f'{labels}{used}')
         add_reserved(f'{labels}{inv_reserved}')
-        add_ratio(f'{labels}{float(inv_ratio)!r}')
+        add_ratio(labels + ratio_text)
     parts = []
     for name, lines in (('openstack_placement_resource_total', total),
                         ('openstack_placement_resource_usage', usage),

@@ -180,14 +180,16 @@ def compute_node_get_by_hostname(context, hostname):
 
 
 def compute_node_get_all(context, limit=None, marker=None, sort_key=None,
-                         sort_dir=None, columns=None):
+                         sort_dir=None, columns=None, json_text=False):
     """A page of compute node rows; of the named ``columns`` only, if given.
 
-    A row has an attribute per column (and ``_asdict()``).
+    A row has an attribute per column (and ``_asdict()``). With
+    ``json_text``, the JSON columns (labels, runtimes, NUMA topology, PCI
+    pools) hold their stored text, not its decoded value.
     """
     return IMPL.compute_node_get_all(context, limit=limit, marker=marker,
                                      sort_key=sort_key, sort_dir=sort_dir,
-                                     columns=columns)
+                                     columns=columns, json_text=json_text)
 
 
 def compute_node_update(context, node_uuid, values):

@@ -20,6 +20,7 @@ its compute's upgrade gave it one.
 """
 
 import datetime
+import json
 
 from oslo_utils import versionutils
 from oslo_versionedobjects import fields
@@ -43,6 +44,8 @@ _STRUCTURED_FIELDS = {
     'pci_device_pools': (pci_device_pool.PciDevicePoolList, 'to_list',
                          'from_list'),
 }
+# The columns stored as JSON text.
+_JSON_COLUMNS = ('labels', 'runtimes') + tuple(_STRUCTURED_FIELDS)
 # Fields of a row that the database hands back naive, in UTC.
 _DATETIME_FIELDS = ('created_at', 'updated_at')
 # What a row holds in another form than the field.
@@ -66,6 +69,18 @@ def _from_row_value(name, value):
         return getattr(cls, from_plain)(value)
     if name in _DATETIME_FIELDS and value.tzinfo is None:
         return value.replace(tzinfo=datetime.timezone.utc)
+    return value
+
+
+def _plain_of_json(name, text):
+    """A JSON column's stored ``text`` as its field's plain data.
+
+    What the column's type decodes; for a structured field, what its
+    object's ``to_dict()`` or ``to_list()`` would give.
+    """
+    value = json.loads(text)
+    if value is not None and name in _STRUCTURED_FIELDS:
+        value = _STRUCTURED_FIELDS[name][0].plain(value)
     return value
 
 
@@ -316,15 +331,24 @@ class ComputeNodeList(base.ObjectListBase, base.ZunHostcapObject):
         """
         rows = db_api.compute_node_get_all(
             context, limit=limit, marker=marker, sort_key=sort_key,
-            sort_dir=sort_dir, columns=names)
-        plain = [(name, _STRUCTURED_FIELDS[name][0].plain)
-                 for name in names if name in _STRUCTURED_FIELDS]
+            sort_dir=sort_dir, columns=names, json_text=True)
+        # The JSON columns come as their text, each distinct text decoded
+        # once: a fleet's hosts share their runtimes, PCI pools and many
+        # labels. Hosts with the same text share its value (plain data
+        # for a document, not to be changed in place).
+        decoders = [(index, name, {}) for index, name in enumerate(names)
+                    if name in _JSON_COLUMNS]
         hosts = []
         for row in rows:
-            values = row._asdict()
-            for name, to_plain in plain:
-                if values[name] is not None:
-                    values[name] = to_plain(values[name])
+            values = dict(zip(names, row))
+            for index, name, decoded in decoders:
+                text = row[index]
+                if text is None:
+                    continue
+                try:
+                    values[name] = decoded[text]
+                except KeyError:
+                    values[name] = decoded[text] = _plain_of_json(name, text)
             hosts.append(values)
         return hosts
 

@@ -27,6 +27,7 @@ import weakref
 
 from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import enginefacade
+from oslo_db.sqlalchemy import types as db_types
 from oslo_db.sqlalchemy import utils as db_utils
 from oslo_utils import timeutils
 from oslo_utils import uuidutils
@@ -254,9 +255,12 @@ def _paginate(query, model, limit, marker, sort_key, sort_dir,
     sort_keys = [sort_key]
     if tie_breaker != sort_key:
         sort_keys.append(tie_breaker)
-    return db_utils.paginate_query(query, model, limit, sort_keys,
-                                   marker=marker,
-                                   sort_dir=sort_dir or 'asc').all()
+    query = db_utils.paginate_query(query, model, limit, sort_keys,
+                                    marker=marker, sort_dir=sort_dir or 'asc')
+    # Its statement in Core: the rows as the cursor makes them, without
+    # the ORM's loading of a row per column query (a tenth of a thousand
+    # hosts' read).
+    return query.session.execute(query.statement).all()
 
 
 # Compute nodes
@@ -282,17 +286,22 @@ def _compute_node_query(context):
     return context.session.query(models.ComputeNode)
 
 
-def _compute_node_rows(context, columns=None):
+def _compute_node_rows(context, columns=None, json_text=False):
     """The rows as rows, not ORM instances: a column per attribute.
 
-    Of the named ``columns`` only, if given. For reads: loading a
-    thousand rows into the ORM's identity map costs several times the
-    query.
+    Of the named ``columns`` only, if given; with ``json_text``, the JSON
+    columns as their stored text. For reads: loading a thousand rows
+    into the ORM's identity map costs several times the query.
     """
     table = models.ComputeNode.__table__
-    if columns is None:
-        return context.session.query(*table.columns)
-    return context.session.query(*[table.c[name] for name in columns])
+    selected = (table.columns if columns is None
+                else [table.c[name] for name in columns])
+    if json_text:
+        selected = [
+            sa.type_coerce(column, sa.Text).label(column.name)
+            if isinstance(column.type, db_types.JsonEncodedType) else column
+            for column in selected]
+    return context.session.query(*selected)
 
 
 def _compute_node_row(context, **where):
@@ -320,8 +329,12 @@ def compute_node_get_by_hostname(context, hostname):
 
 @main_context_manager.reader
 def compute_node_get_all(context, limit=None, marker=None, sort_key=None,
-                         sort_dir=None, columns=None):
-    """A page of rows; of the named ``columns`` only, if given."""
+                         sort_dir=None, columns=None, json_text=False):
+    """A page of rows; of the named ``columns`` only, if given.
+
+    With ``json_text``, the JSON columns are their stored text, for a
+    caller that decodes each distinct text once.
+    """
     if sort_key is not None and sort_key not in COMPUTE_NODE_SORT_KEYS:
         raise exception.InvalidSortKey(
             key=sort_key, allowed=', '.join(COMPUTE_NODE_SORT_KEYS))
@@ -332,8 +345,9 @@ def compute_node_get_all(context, limit=None, marker=None, sort_key=None,
         if marker_node is None:
             raise exception.MarkerNotFound(marker=marker)
     sort_key = sort_key or 'hostname'
-    return _paginate(_compute_node_rows(context, columns), models.ComputeNode,
-                     limit, marker_node, sort_key, sort_dir)
+    return _paginate(_compute_node_rows(context, columns, json_text),
+                     models.ComputeNode, limit, marker_node, sort_key,
+                     sort_dir)
 
 
 @writes

@@ -117,7 +117,8 @@ def _from_joined(context, rows):
     for kind, text in rows:
         if kind == _NAMES:
             pairs = json.loads('[%s]' % text)
-            names.update(zip(pairs[::2], pairs[1::2]))
+            # Keyed by the id's text, as the figures hold it.
+            names.update(zip(map(str, pairs[::2]), pairs[1::2]))
         elif kind == _USAGES:
             usages.extend(text.split(' '))
         else:
@@ -127,7 +128,7 @@ def _from_joined(context, rows):
     class_ids = set(figures[1::5])
     class_names = rc_db.names_for_ids(context, {int(i) for i in class_ids})
     by_text = {text: class_names[int(text)] for text in class_ids}
-    return [(names[int(rp_id)], by_text[class_id], total, reserved, ratio,
+    return [(names[rp_id], by_text[class_id], total, reserved, ratio,
              used.get((rp_id, class_id), '0'))
             for rp_id, class_id, total, reserved, ratio in zip(
                 *[iter(figures)] * 5)]

@@ -304,6 +304,21 @@ class TestListValues(base.TestCase):
         self.assertEqual([{'uuid': listed[1]['uuid'],
                            'hostname': 'host-2'}], page)
 
+    def test_hosts_sharing_json_texts(self):
+        # The second and third host store the first's JSON texts: each
+        # text is decoded once, and every host still shows its values.
+        from zun_hostcap.api.controllers.v1 import hosts
+        for name in ('host-1', 'host-2', 'host-3'):
+            test_compute_node.make_compute_node(
+                self.context, hostname=name).create()
+        listed = objects.ComputeNodeList.get_all_values(
+            self.context, hosts._SHOWN_FIELDS)
+        self.assertEqual(3, len(listed))
+        for host in listed:
+            node = objects.ComputeNode.get_by_uuid(self.context,
+                                                   host['uuid'])
+            self.assertEqual(hosts._node_values(node), host)
+
     def test_plain_is_the_objects_round_trip(self):
         numa = {'nodes': [{'id': 0, 'cpuset': [3, 1, 2],
                            'mem_total': 10, 'mem_available': 5}]}
