@@ -70,6 +70,20 @@ wait_for = local_servers.wait_for
 write_config = local_servers.write_config
 
 
+# The benchmark and peer scripts (no package): ``tool_module`` imports one.
+TOOLS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.dirname(os.path.abspath(__file__))))), 'tools')
+
+
+def tool_module(name):
+    """The module ``name`` of tools/, imported from there."""
+    sys.path.insert(0, TOOLS)
+    try:
+        return __import__(name)
+    finally:
+        sys.path.remove(TOOLS)
+
+
 def require(test, available, message):
     """Skip (or, in CI, fail) ``test`` unless ``available``."""
     if available:

@@ -353,10 +353,13 @@ class MariaDB(object):
     def __init__(self, admin_url):
         self.admin_url = admin_url.rstrip('/') + '/'
 
+    # Options of the engine each statement is run with.
+    ENGINE_OPTIONS = {}
+
     def execute(self, statement):
         """Run ``statement``; its rows, or None if it returns none."""
-        engine = sa.create_engine(self.admin_url,
-                                  poolclass=sa.pool.NullPool)
+        engine = sa.create_engine(self.admin_url, poolclass=sa.pool.NullPool,
+                                  **self.ENGINE_OPTIONS)
         try:
             with engine.connect() as conn:
                 result = conn.execute(sa.text(statement))
@@ -386,15 +389,7 @@ class PostgreSQL(MariaDB):
     in autocommit.
     """
 
-    def execute(self, statement):
-        engine = sa.create_engine(self.admin_url, poolclass=sa.pool.NullPool,
-                                  isolation_level='AUTOCOMMIT')
-        try:
-            with engine.connect() as conn:
-                result = conn.execute(sa.text(statement))
-                return result.fetchall() if result.returns_rows else None
-        finally:
-            engine.dispose()
+    ENGINE_OPTIONS = {'isolation_level': 'AUTOCOMMIT'}
 
     def version(self):
         return 'PostgreSQL %s' % self.execute('SHOW server_version')[0][0]

@@ -83,8 +83,7 @@ from testtools import content as testtools_content
 
 from zun_hostcap.tests.functional import base as functional_base
 
-TOOLS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.dirname(os.path.abspath(__file__))))), 'tools')
+TOOLS = functional_base.TOOLS
 
 EXAMPLES = int(os.environ.get('ZUN_HOSTCAP_TEST_CANDIDATES_EXAMPLES', 150))
 SEED = os.environ.get('ZUN_HOSTCAP_TEST_CANDIDATES_SEED', '20230')
@@ -1387,16 +1386,6 @@ class Differential(object):
         self.theirs.close()
 
 
-def placement_venv_python():
-    """The Python of tools/placement_peer.py's virtualenv, if made."""
-    sys.path.insert(0, TOOLS)
-    try:
-        import placement_peer
-    finally:
-        sys.path.remove(TOOLS)
-    return placement_peer.installed_python()
-
-
 class TestCandidatesDifferential(base.BaseTestCase):
     """Ours == reference; Placement == ours but for its known mistakes."""
 
@@ -1421,7 +1410,8 @@ class TestCandidatesDifferential(base.BaseTestCase):
     def start_theirs(self, tmp):
         script = os.path.join(TOOLS, 'placement_peer.py')
         functional_base.require(
-            self, placement_venv_python() is not None,
+            self, functional_base.tool_module(
+                'placement_peer').installed_python() is not None,
             'openstack-placement is not installed (run %s install)' % script)
         port = functional_base.free_port()
         state = os.path.join(tmp, 'placement')

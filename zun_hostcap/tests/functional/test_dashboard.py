@@ -50,7 +50,7 @@ except ImportError:   # skipped (failed in CI) below
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))))
-TOOLS = os.path.join(REPO, 'tools')
+TOOLS = base.TOOLS
 ARTIFACTS = os.environ.get(
     'ZUN_HOSTCAP_TEST_ARTIFACTS',
     os.path.join(REPO, '.bench', 'artifacts', 'dashboard'))
@@ -68,15 +68,6 @@ CHROMIUM_FLAGS = ('--headless', '--no-sandbox', '--disable-gpu',
 PAGE_TIMEOUT = 60
 # The version zun-ui's python-zunclient (5.5) settles on with us.
 API_VERSION = 'container 1.40'
-
-
-def _tool(name):
-    """A module of tools/ (no package), imported from there."""
-    sys.path.insert(0, TOOLS)
-    try:
-        return __import__(name)
-    finally:
-        sys.path.remove(TOOLS)
 
 
 def _js_number(value):
@@ -108,7 +99,7 @@ def _missing():
             return ('%s is missing: Debian\'s chromium and chromium-driver '
                     '(tools/test-setup.sh installs them)' % path)
     for tool in ('keystone_peer', 'dashboard_peer'):
-        if _tool(tool).installed_python() is None:
+        if base.tool_module(tool).installed_python() is None:
             return ('%s is not installed (run tools/%s.py install)' %
                     (tool.split('_')[0], tool))
     return None
@@ -118,7 +109,7 @@ class Cloud(fixtures.Fixture):
     """Keystone, zun-hostcap-all behind it, and the dashboard on both."""
 
     def _setUp(self):
-        keystone_peer = _tool('keystone_peer')
+        keystone_peer = base.tool_module('keystone_peer')
         self.seconds = {}
         started = time.monotonic()
         self.tmp = self.useFixture(fixtures.TempDir()).path
@@ -177,7 +168,7 @@ class Cloud(fixtures.Fixture):
             raise AssertionError('the dashboard exited with %s:\n%s' % (
                 self.dashboard.process.returncode,
                 self.dashboard.log_tail()))
-        return _tool('dashboard_peer').serving(port)
+        return base.tool_module('dashboard_peer').serving(port)
 
     def _hosts(self):
         if not self.service.running():

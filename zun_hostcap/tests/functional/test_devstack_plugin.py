@@ -42,7 +42,6 @@ from zun_hostcap.tests.functional import local_servers
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))))
-TOOLS = os.path.join(REPO, 'tools')
 SHIM = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                     'devstack_shim')
 RUN_PHASE = os.path.join(SHIM, 'run-phase')
@@ -55,14 +54,6 @@ TIME_OUT = 360
 # Seconds for the compute to report its host through the conductor and
 # to Placement, after the extra phase.
 REPORT_TIMEOUT = 90
-
-
-def _tool(name):
-    sys.path.insert(0, TOOLS)
-    try:
-        return __import__(name)
-    finally:
-        sys.path.remove(TOOLS)
 
 
 def _alive(pid):
@@ -80,7 +71,7 @@ class TestDevStackPlugin(test_base.TestCase):
         if time_out:
             self.useFixture(fixtures.Timeout(max(time_out, TIME_OUT),
                                              gentle=True))
-        keystone_peer = _tool('keystone_peer')
+        keystone_peer = base.tool_module('keystone_peer')
         base.require(self, keystone_peer.installed_python() is not None,
                      'keystone is not installed (run '
                      'tools/keystone_peer.py install)')

@@ -45,8 +45,7 @@ from zun_hostcap.tests import base as test_base
 from zun_hostcap.tests.functional import base
 from zun_hostcap.tests import role_matrix
 
-TOOLS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.dirname(os.path.abspath(__file__))))), 'tools')
+TOOLS = base.TOOLS
 PLACEMENT_VERSION = 'placement 1.39'
 CONTAINER_VERSION = 'container 1.40'
 # Seconds for one configuration: Keystone, two servers, about 530
@@ -62,14 +61,6 @@ PERSONA_USERS = {
     'norole': 'norole',
     'other_project': 'other',
 }
-
-
-def _tool(name):
-    sys.path.insert(0, TOOLS)
-    try:
-        return __import__(name)
-    finally:
-        sys.path.remove(TOOLS)
 
 
 class World(object):
@@ -306,12 +297,12 @@ class TestRoleMatrix(test_base.TestCase):
         if time_out:
             self.useFixture(fixtures.Timeout(max(time_out, TIME_OUT),
                                              gentle=True))
-        placement_peer = _tool('placement_peer')
+        placement_peer = base.tool_module('placement_peer')
         self.placement_python = placement_peer.installed_python()
         base.require(self, self.placement_python is not None,
                      'openstack-placement is not installed (run '
                      'tools/placement_peer.py install)')
-        keystone_peer = _tool('keystone_peer')
+        keystone_peer = base.tool_module('keystone_peer')
         base.require(self, keystone_peer.installed_python() is not None,
                      'keystone is not installed (run '
                      'tools/keystone_peer.py install)')

@@ -34,8 +34,7 @@ from zun_hostcap.tests import base as test_base
 from zun_hostcap.tests.functional import base
 from zun_hostcap.tests import utils as test_utils
 
-TOOLS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.dirname(os.path.abspath(__file__))))), 'tools')
+TOOLS = base.TOOLS
 PROJECT = str(uuid.uuid4())
 USER = str(uuid.uuid4())
 
@@ -216,9 +215,4 @@ def start_openstack_placement(test):
 
 def placement_venv_python():
     """The Python of tools/placement_peer.py's virtualenv, if made."""
-    sys.path.insert(0, TOOLS)
-    try:
-        import placement_peer
-    finally:
-        sys.path.remove(TOOLS)
-    return placement_peer.installed_python()
+    return base.tool_module('placement_peer').installed_python()
