@@ -27,7 +27,6 @@ one worker (``group_regex`` in .stestr.conf).
 import json
 import os
 import subprocess
-import sys
 import time
 import unittest
 
@@ -40,13 +39,7 @@ from zun_hostcap.tests.functional import base as functional_base
 from zun_hostcap.tests.functional import test_placement_clients
 from zun_hostcap.tests.functional import test_zunclient
 
-TOOLS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.dirname(os.path.abspath(__file__))))), 'tools')
-sys.path.insert(0, TOOLS)
-try:
-    import keystone_peer
-finally:
-    sys.path.remove(TOOLS)
+keystone_peer = functional_base.tool_module('keystone_peer')
 
 ADMIN_HEADERS = {'Accept': 'application/json',
                  'OpenStack-API-Version': 'container 1.40'}
@@ -146,7 +139,7 @@ def _set_up_cloud(**kwargs):
     """The class's KeystoneCloud; skip (fail in CI) without Keystone."""
     if keystone_peer.installed_python() is None:
         message = ('keystone is not installed (run %s install)' %
-                   os.path.join(TOOLS, 'keystone_peer.py'))
+                   os.path.join(functional_base.TOOLS, 'keystone_peer.py'))
         if functional_base.CI:
             raise AssertionError(message)
         raise unittest.SkipTest(message)
