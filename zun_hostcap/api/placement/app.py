@@ -36,8 +36,6 @@ pecan's object dispatch cost more than half of a small request.
 
 from oslo_middleware import cors
 from oslo_middleware import healthcheck
-from oslo_middleware import http_proxy_to_wsgi
-from oslo_middleware import request_id
 from oslo_middleware import sizelimit
 
 from zun_hostcap.api import metrics as metrics_api
@@ -143,5 +141,5 @@ def setup_standalone_app():
     app = middleware.RequestLogContext(app)
     if counting:
         app = metrics_api.RequestMetrics(app)
-    app = request_id.RequestId(app)
-    return http_proxy_to_wsgi.HTTPProxyToWSGI(app, CONF)
+    app = middleware.RequestId(app)
+    return middleware.ProxyHeaders(app, CONF)
