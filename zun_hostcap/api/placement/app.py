@@ -37,6 +37,7 @@ pecan's object dispatch cost more than half of a small request.
 from oslo_middleware import cors
 from oslo_middleware import healthcheck
 from oslo_middleware import sizelimit
+import webob
 
 from zun_hostcap.api import metrics as metrics_api
 from zun_hostcap.api import middleware
@@ -97,7 +98,15 @@ class BodySizeLimiter(sizelimit.RequestBodySizeLimiter):
             # would hide by dropping the header; no handler reads a body
             # of no length.
             return self.application(environ, start_response)
-        return super().__call__(environ, start_response)
+        # oslo.middleware's check, without the webob response its base
+        # class makes of every answer (its 413 is still its own).
+        req = webob.Request(environ)
+        limit = self._conf_get('max_request_body_size')
+        if req.content_length is not None and req.content_length > limit:
+            return super().__call__(environ, start_response)
+        if req.content_length is None:
+            req.body_file = sizelimit.LimitingReader(req.body_file, limit)
+        return self.application(environ, start_response)
 
     def _conf_get(self, key, group='oslo_middleware'):
         if key == 'max_request_body_size':
