@@ -41,8 +41,6 @@ From the outside in::
 
 from oslo_middleware import cors
 from oslo_middleware import healthcheck
-from oslo_middleware import http_proxy_to_wsgi
-from oslo_middleware import request_id
 from oslo_middleware import sizelimit
 import pecan
 import webob
@@ -119,5 +117,5 @@ def setup_app(metrics_path=True):
     if counting:
         app = metrics_api.RequestMetrics(app,
                                          placement_prefix=placement_app.PREFIX)
-    app = request_id.RequestId(app)
-    return http_proxy_to_wsgi.HTTPProxyToWSGI(app, CONF)
+    app = middleware.RequestId(app)
+    return middleware.ProxyHeaders(app, CONF)

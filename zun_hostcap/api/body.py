@@ -168,15 +168,19 @@ def parse_json(request, refusals):
         text = raw.decode('utf-8')
     except UnicodeDecodeError:
         raise refusals.not_utf8()
-    if _depth(text) > MAX_DEPTH:
+    # No text nests deeper than it has brackets: most bodies need no
+    # scan, character by character.
+    if (text.count('[') + text.count('{') > MAX_DEPTH and
+            _depth(text) > MAX_DEPTH):
         raise refusals.too_deep()
     try:
         document = json.loads(text)
     except ValueError as err:
         raise refusals.malformed(err)
     # Before any schema: jsonschema would quote the string back, and no
-    # database takes it.
-    problem = surrogate_problem(document)
+    # database takes it. UTF-8 text holds no surrogate: only a \u escape
+    # makes one.
+    problem = surrogate_problem(document) if '\\u' in text else None
     if problem is not None:
         raise refusals.surrogate(problem)
     return document

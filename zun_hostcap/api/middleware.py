@@ -25,12 +25,17 @@
   and noted, for the route to refuse (406) once it is known to exist.
 - ``PathRoute``: a path (the healthcheck) or a prefix (/placement) sent
   to an application of its own.
+- ``RequestId`` and ``ProxyHeaders``: oslo.middleware's request id and
+  proxy headers, called as plain WSGI applications.
 """
 
 import io
 from urllib import parse
 
+from oslo_context import context as oslo_context
 from oslo_log import log as logging
+from oslo_middleware import http_proxy_to_wsgi
+from oslo_middleware import request_id
 import webob
 
 from zun_hostcap.api import errors
@@ -231,3 +236,63 @@ class PathRoute(object):
                     environ['PATH_INFO'] = path[len(prefix):]
                 return target(environ, start_response)
         return self.application(environ, start_response)
+
+
+# oslo.middleware's base class makes a webob request and a webob response
+# of every request and response, and inspects ``process_response``'s
+# arguments at every request: about 35 microseconds a request each for
+# these two. They do their work on the environ and the headers alone, so
+# ours call their request side and leave the response as it is.
+
+_REQUEST_ID_HEADER = request_id.HTTP_RESP_HEADER_REQUEST_ID.lower()
+
+
+def _without_body(environ, body):
+    """No body for a HEAD request, as webob's response gave none."""
+    if environ.get('REQUEST_METHOD') != 'HEAD':
+        return body
+    try:
+        for _chunk in body:
+            pass
+    finally:
+        close = getattr(body, 'close', None)
+        if close is not None:
+            close()
+    return []
+
+
+class RequestId(request_id.RequestId):
+    """oslo.middleware's request id, as a plain WSGI application.
+
+    The same id in the environ (``openstack.request_id``), the same
+    global request id taken from a valid inbound header, and the id on
+    every response that does not name one already.
+    """
+
+    def __call__(self, environ, start_response):
+        self.set_global_req_id(webob.Request(environ))
+        req_id = oslo_context.generate_request_id()
+        environ[request_id.ENV_REQUEST_ID] = req_id
+
+        def start_with_id(status, headers, exc_info=None):
+            if not any(name.lower() == _REQUEST_ID_HEADER
+                       for name, _value in headers):
+                headers.append((request_id.HTTP_RESP_HEADER_REQUEST_ID,
+                                req_id))
+            return start_response(status, headers, exc_info)
+        return _without_body(environ,
+                             self.application(environ, start_with_id))
+
+
+class ProxyHeaders(http_proxy_to_wsgi.HTTPProxyToWSGI):
+    """oslo.middleware's proxy headers, as a plain WSGI application.
+
+    With ``[oslo_middleware] enable_proxy_headers_parsing`` the
+    environ is set from X-Forwarded-* or Forwarded as oslo.middleware
+    sets it; its ``process_request`` never answers by itself.
+    """
+
+    def __call__(self, environ, start_response):
+        self.process_request(webob.Request(environ))
+        return _without_body(environ,
+                             self.application(environ, start_response))

@@ -53,6 +53,9 @@ def escape(text):
     A backslash is left alone: the escapes are for a reader, not a
     parser, and text with backslashes of its own stays as sent.
     """
+    if text.isprintable():
+        # None of _CONTROL's characters is printable; most text is.
+        return text
     return _CONTROL.sub(_escaped_char, text)
 
 

@@ -36,9 +36,8 @@ pecan's object dispatch cost more than half of a small request.
 
 from oslo_middleware import cors
 from oslo_middleware import healthcheck
-from oslo_middleware import http_proxy_to_wsgi
-from oslo_middleware import request_id
 from oslo_middleware import sizelimit
+import webob
 
 from zun_hostcap.api import metrics as metrics_api
 from zun_hostcap.api import middleware
@@ -99,7 +98,15 @@ class BodySizeLimiter(sizelimit.RequestBodySizeLimiter):
             # would hide by dropping the header; no handler reads a body
             # of no length.
             return self.application(environ, start_response)
-        return super().__call__(environ, start_response)
+        # oslo.middleware's check, without the webob response its base
+        # class makes of every answer (its 413 is still its own).
+        req = webob.Request(environ)
+        limit = self._conf_get('max_request_body_size')
+        if req.content_length is not None and req.content_length > limit:
+            return super().__call__(environ, start_response)
+        if req.content_length is None:
+            req.body_file = sizelimit.LimitingReader(req.body_file, limit)
+        return self.application(environ, start_response)
 
     def _conf_get(self, key, group='oslo_middleware'):
         if key == 'max_request_body_size':
@@ -143,5 +150,5 @@ def setup_standalone_app():
     app = middleware.RequestLogContext(app)
     if counting:
         app = metrics_api.RequestMetrics(app)
-    app = request_id.RequestId(app)
-    return http_proxy_to_wsgi.HTTPProxyToWSGI(app, CONF)
+    app = middleware.RequestId(app)
+    return middleware.ProxyHeaders(app, CONF)

@@ -15,14 +15,14 @@
 A write replaces all the allocations of the consumers it names, in one
 transaction of a handful of set-based statements:
 
-1. the consumers (one query);
-2. every (provider, class) asked for, with the inventory, the usage now
-   and the part of it the consumers hold (one query);
-3. the checks, in memory: providers exist, classes exist, inventory,
-   min_unit/max_unit/step_size, capacity;
-4. delete the consumers' allocations, insert the new ones (one statement
+1. the consumers, and every (provider, class) asked for with the
+   inventory, the usage now and the part of it the consumers hold (one
+   query);
+2. the checks, in memory: consumer generations, providers exist,
+   classes exist, inventory, min_unit/max_unit/step_size, capacity;
+3. delete the consumers' allocations, insert the new ones (one statement
    each), make or update the consumers, bump their generations;
-5. bump the generation of every provider written to, compare-and-swap.
+4. bump the generation of every provider written to, compare-and-swap.
 
 A provider whose generation moved meanwhile (another allocation or
 inventory writer) makes the transaction roll back; it is then tried
@@ -181,43 +181,99 @@ def get_by_provider(context, provider_uuid):
 
 # Writing.
 
-def _capacity_query():
+def _capacity_columns():
     """Providers asked for, with their inventories of some classes.
 
-    One row per (provider, inventory of one of the classes), or one row
-    with no inventory for a provider that has none of them. ``used`` is
-    the provider's usage of the class now, ``own`` the part of it the
+    The columns, the FROM and the WHERE of a query of one row per
+    (provider, inventory of one of the classes), or one row with no
+    inventory for a provider that has none of them. ``used`` is the
+    provider's usage of the class now, ``own`` the part of it the
     consumers being written hold.
     """
     inv_join = sa.and_(
         INV.c.resource_provider_id == RP.c.id,
         INV.c.resource_class_id.in_(sa.bindparam('rc_ids', expanding=True)))
-    return (
-        sa.select(RP.c.id, RP.c.uuid, RP.c.generation,
-                  INV.c.resource_class_id, INV.c.total, INV.c.reserved,
-                  INV.c.min_unit, INV.c.max_unit, INV.c.step_size,
-                  INV.c.allocation_ratio,
-                  provider_filter.used().label('used'),
-                  provider_filter.used(ALLOC.c.consumer_id.in_(
-                      sa.bindparam('consumer_uuids', expanding=True)))
-                  .label('own'))
-        .select_from(RP.outerjoin(INV, inv_join))
-        .where(RP.c.uuid.in_(sa.bindparam('rp_uuids', expanding=True))))
+    columns = (RP.c.id, RP.c.uuid, RP.c.generation,
+               INV.c.resource_class_id, INV.c.total, INV.c.reserved,
+               INV.c.min_unit, INV.c.max_unit, INV.c.step_size,
+               INV.c.allocation_ratio,
+               provider_filter.used().label('used'),
+               provider_filter.used(ALLOC.c.consumer_id.in_(
+                   sa.bindparam('consumer_uuids', expanding=True)))
+               .label('own'))
+    return (columns, RP.outerjoin(INV, inv_join),
+            RP.c.uuid.in_(sa.bindparam('rp_uuids', expanding=True)))
 
 
-_CAPACITY = _capacity_query()
+# A consumer's row, as ``consumer_db.consumer_rows`` gives it.
+ConsumerRow = collections.namedtuple(
+    'ConsumerRow', [column.name for column in consumer_db.CONSUMER_COLUMNS])
+_CONSUMER_PREFIX = 'consumer_'
 
 
-def _capacity_rows(context, provider_uuids, rc_ids, consumer_uuids):
-    """The rows of ``_capacity_query``."""
-    return context.session.execute(_CAPACITY, {
-        'rp_uuids': list(provider_uuids), 'rc_ids': list(rc_ids),
-        'consumer_uuids': list(consumer_uuids)}).all()
+def _consumers_and_capacity_query():
+    """The consumers' rows and the capacity's (``_capacity_columns``).
+
+    A write reads both before it checks anything: one statement, one
+    round trip, where two would do. Each row is a consumer's (``kind``
+    1: the consumer's columns, the capacity's NULL) or the capacity's
+    (``kind`` 0: the other way round). The first SELECT names the types
+    of the NULLs, for the values to be read as their columns'.
+    """
+    capacity, capacity_from, capacity_where = _capacity_columns()
+    consumer = consumer_db.CONSUMER_COLUMNS
+    consumers = sa.select(
+        sa.literal_column('1').label('kind'),
+        *[column.label(_CONSUMER_PREFIX + column.name)
+          for column in consumer],
+        *[sa.type_coerce(sa.null(), column.type).label(column.name)
+          for column in capacity]).select_from(
+        consumer_db.CONSUMER_FROM).where(
+        CONSUMER.c.uuid.in_(sa.bindparam('consumer_uuids', expanding=True)))
+    providers = sa.select(
+        sa.literal_column('0'), *[sa.null() for _column in consumer],
+        *capacity).select_from(capacity_from).where(capacity_where)
+    return sa.union_all(consumers, providers)
 
 
-def _check(context, requests, consumer_uuids, rc_ids):
+_CONSUMERS_AND_CAPACITY = _consumers_and_capacity_query()
+
+
+def _consumers_and_capacity(context, requests, rc_ids):
+    """({uuid: ConsumerRow} of the consumers that exist, capacity rows).
+
+    The capacity rows are those ``_check`` reads for ``requests``, with
+    ``rc_ids`` {class name: id}.
+    """
+    wanted = _wanted(requests)
+    rows = context.session.execute(_CONSUMERS_AND_CAPACITY, {
+        'consumer_uuids': list(requests),
+        'rp_uuids': list(dict.fromkeys(item[0] for item in wanted)),
+        'rc_ids': sorted(rc_ids.values())}).all()
+    end = 1 + len(ConsumerRow._fields)
+    existing = {}
+    capacity = []
+    for row in rows:
+        if row.kind:
+            consumer = ConsumerRow(*row[1:end])
+            existing[consumer.uuid] = consumer
+        else:
+            capacity.append(row)
+    return existing, capacity
+
+
+def _wanted(requests):
+    """(provider uuid, class name, amount) of ``requests``, in order."""
+    return [(rp_uuid, rc_name, amount)
+            for request in requests.values()
+            for rp_uuid, resources in request['allocations'].items()
+            for rc_name, amount in resources.items()]
+
+
+def _check(requests, rc_ids, rows):
     """Check what ``requests`` asks for, with ``rc_ids`` {name: id}.
 
+    :param rows: the capacity rows of ``_consumers_and_capacity``.
     :returns: {provider uuid: (id, generation)}.
     :raises AllocationProviderNotFound: a provider does not exist.
     :raises ResourceClassNotFound: a class does not exist.
@@ -227,17 +283,11 @@ def _check(context, requests, consumer_uuids, rc_ids):
         max_unit or step_size.
     :raises AllocationCapacityExceeded: the amounts exceed a capacity.
     """
-    wanted = []   # (provider uuid, class name, amount), in request order
-    for request in requests.values():
-        for rp_uuid, resources in request['allocations'].items():
-            for rc_name, amount in resources.items():
-                wanted.append((rp_uuid, rc_name, amount))
+    wanted = _wanted(requests)
     if not wanted:
         return {}
     rp_uuids = list(dict.fromkeys(item[0] for item in wanted))
     rc_names = list(dict.fromkeys(item[1] for item in wanted))
-    rows = _capacity_rows(context, rp_uuids, sorted(rc_ids.values()),
-                          consumer_uuids)
     providers = {}
     inventories = {}
     for row in rows:
@@ -387,14 +437,14 @@ def replace_in_transaction(context, requests, check_generation, rc_ids,
     """
     session = context.session
     uuids = list(requests)
-    existing = consumer_db.consumer_rows(context, uuids)
+    existing, capacity = _consumers_and_capacity(context, requests, rc_ids)
     if report is not None:
         # Read again on every attempt: a retry starts from what is there.
         report.state = _held_rows(context, existing)
     if check_generation:
         check_consumer_generations(context, requests, existing)
 
-    providers = _check(context, requests, uuids, rc_ids)
+    providers = _check(requests, rc_ids, capacity)
 
     # Consumers left without allocations: the providers they leave are
     # bumped too (as Placement does), and their rows go.

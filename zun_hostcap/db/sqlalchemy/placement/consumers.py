@@ -41,7 +41,7 @@ INCOMPLETE_ID = '00000000-0000-0000-0000-000000000000'
 # What a consumer without a type shows from microversion 1.38.
 UNKNOWN_TYPE = 'unknown'
 
-_CONSUMER_COLUMNS = (
+CONSUMER_COLUMNS = (
     CONSUMER.c.id, CONSUMER.c.uuid, CONSUMER.c.generation,
     CONSUMER.c.project_id, CONSUMER.c.user_id, CONSUMER.c.consumer_type_id,
     PROJECT.c.external_id.label('project_external_id'),
@@ -49,14 +49,14 @@ _CONSUMER_COLUMNS = (
     CONSUMER_TYPE.c.name.label('consumer_type'),
     CONSUMER.c.created_at, CONSUMER.c.updated_at)
 
-_CONSUMER_FROM = CONSUMER.join(
+CONSUMER_FROM = CONSUMER.join(
     PROJECT, CONSUMER.c.project_id == PROJECT.c.id).join(
     USER, CONSUMER.c.user_id == USER.c.id).outerjoin(
     CONSUMER_TYPE, CONSUMER.c.consumer_type_id == CONSUMER_TYPE.c.id)
 
 
 _CONSUMERS_BY_UUID = (
-    sa.select(*_CONSUMER_COLUMNS).select_from(_CONSUMER_FROM)
+    sa.select(*CONSUMER_COLUMNS).select_from(CONSUMER_FROM)
     .where(CONSUMER.c.uuid.in_(sa.bindparam('uuids', expanding=True))))
 
 

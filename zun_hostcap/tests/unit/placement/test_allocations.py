@@ -111,9 +111,9 @@ class AllocationsTestCase(base.TestCase):
             statements.append(statement))
         self.write(allocations={self.rp: {'VCPU': 2, 'MEMORY_MB': 64},
                                 self.rp2: {'DISK_GB': 1}})
-        # consumer, capacity, delete, insert, consumer and two provider
-        # generations.
-        self.assertEqual(7, len(statements), statements)
+        # consumer and capacity (one query), delete, insert, consumer and
+        # two provider generations.
+        self.assertEqual(6, len(statements), statements)
 
     def test_replace_keeps_usage_right(self):
         self.write(allocations={self.rp: {'VCPU': 6}})
