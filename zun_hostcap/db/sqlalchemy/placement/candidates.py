@@ -155,7 +155,12 @@ def _own_conditions(context, group, names, resources):
     if group.forbidden_aggs:
         conditions.append(~rp_filter.in_aggregates(rp_col,
                                                    group.forbidden_aggs))
-    conditions.extend(rp_filter.has_capacity(rp_col, rc_id, amount)
+    # PostgreSQL would plan each class's EXISTS as a semi-join: see
+    # has_capacity_row.
+    has_capacity = (rp_filter.has_capacity_row
+                    if context.session.connection().dialect.name ==
+                    'postgresql' else rp_filter.has_capacity)
+    conditions.extend(has_capacity(rp_col, rc_id, amount)
                       for rc_id, amount in resources)
     if group.in_tree:
         conditions.append(RP.c.root_provider_id ==
@@ -399,10 +404,16 @@ class _Builder(object):
         return found
 
     def has_trees(self):
-        """Whether any provider of the database has a parent."""
+        """Whether any provider of the database has a parent.
+
+        The highest parent id, which every engine reads from the end of
+        the index of parents: the first row with a parent, asked as
+        such, was a scan of every provider of a flat cloud on
+        PostgreSQL without statistics (7 ms for 25,000).
+        """
         return self.context.session.execute(
-            sa.select(RP.c.id).where(RP.c.parent_provider_id.isnot(None))
-            .limit(1)).first() is not None
+            sa.select(sa.func.max(RP.c.parent_provider_id))).scalar() \
+            is not None
 
     def _first_only(self):
         """How many providers a lone flat group needs; None: all.
