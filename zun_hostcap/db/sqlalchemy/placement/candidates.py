@@ -202,6 +202,8 @@ class _Builder(object):
                 sa.select(RPT.c.resource_provider_id)
                 .where(RPT.c.trait_id == shares_id)).scalars())
         self._anchors_of = {}
+        # Known to hold no tree of more than one provider (space()).
+        self.flat = False
         self.parent_of = {}
         self.uuid_of = {}
         self.allowed_anchors = None
@@ -454,6 +456,7 @@ class _Builder(object):
             if group.use_same_provider:
                 continue
             if not self.sharing and not self.has_trees():
+                self.flat = True
                 levels.append(self.flat_level(group))
             else:
                 unsuffixed = group
@@ -546,6 +549,10 @@ def _get_candidates(context, request, options, all_classes, with_traits):
     # Below 1.29 the summaries are of those providers alone.
     only = None if request.nested_aware else allocating
     roots = {space.root_of[rp] for rp in allocating}
+    if only is None and builder.flat:
+        # Each tree is its root alone: named as the providers they are,
+        # the summaries need no lookup of the trees' members.
+        only = roots
     class_ids = None if all_classes else set(names.class_ids.values())
     summaries = provider_summaries.text(context, roots, only, class_ids,
                                         with_traits, request.nested_aware)
