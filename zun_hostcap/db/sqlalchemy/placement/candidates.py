@@ -143,24 +143,33 @@ def _own_conditions(context, group, names, resources):
     """
     rp_col = RP.c.id
     conditions = []
+    # PostgreSQL: the required traits and aggregates as one condition
+    # (see in_every).
+    as_one = context.session.connection().dialect.name == 'postgresql'
+    provider_sets = []
     for any_of in group.required_traits:
-        conditions.append(rp_filter.with_traits(rp_col,
-                                                names.traits(any_of)))
+        if as_one:
+            provider_sets.append(rp_filter.providers_with_traits(
+                names.traits(any_of)))
+        else:
+            conditions.append(rp_filter.with_traits(rp_col,
+                                                    names.traits(any_of)))
     if group.forbidden_traits:
         conditions.append(~rp_filter.with_traits(
             rp_col, names.traits(group.forbidden_traits)))
     if group.member_of:
-        conditions.append(rp_filter.in_all_aggregates(rp_col,
-                                                      group.member_of))
+        if as_one:
+            provider_sets.extend(rp_filter.providers_in_aggregates(aggs)
+                                 for aggs in group.member_of)
+        else:
+            conditions.append(rp_filter.in_all_aggregates(rp_col,
+                                                          group.member_of))
+    if provider_sets:
+        conditions.insert(0, rp_filter.in_every(rp_col, provider_sets))
     if group.forbidden_aggs:
         conditions.append(~rp_filter.in_aggregates(rp_col,
                                                    group.forbidden_aggs))
-    # PostgreSQL would plan each class's EXISTS as a semi-join: see
-    # has_capacity_row.
-    has_capacity = (rp_filter.has_capacity_row
-                    if context.session.connection().dialect.name ==
-                    'postgresql' else rp_filter.has_capacity)
-    conditions.extend(has_capacity(rp_col, rc_id, amount)
+    conditions.extend(rp_filter.has_capacity(rp_col, rc_id, amount)
                       for rc_id, amount in resources)
     if group.in_tree:
         conditions.append(RP.c.root_provider_id ==
