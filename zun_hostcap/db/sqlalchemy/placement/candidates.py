@@ -143,15 +143,29 @@ def _own_conditions(context, group, names, resources):
     """
     rp_col = RP.c.id
     conditions = []
+    # PostgreSQL: the required traits and aggregates as one condition
+    # (see in_every).
+    as_one = context.session.connection().dialect.name == 'postgresql'
+    provider_sets = []
     for any_of in group.required_traits:
-        conditions.append(rp_filter.with_traits(rp_col,
-                                                names.traits(any_of)))
+        if as_one:
+            provider_sets.append(rp_filter.providers_with_traits(
+                names.traits(any_of)))
+        else:
+            conditions.append(rp_filter.with_traits(rp_col,
+                                                    names.traits(any_of)))
     if group.forbidden_traits:
         conditions.append(~rp_filter.with_traits(
             rp_col, names.traits(group.forbidden_traits)))
     if group.member_of:
-        conditions.append(rp_filter.in_all_aggregates(rp_col,
-                                                      group.member_of))
+        if as_one:
+            provider_sets.extend(rp_filter.providers_in_aggregates(aggs)
+                                 for aggs in group.member_of)
+        else:
+            conditions.append(rp_filter.in_all_aggregates(rp_col,
+                                                          group.member_of))
+    if provider_sets:
+        conditions.insert(0, rp_filter.in_every(rp_col, provider_sets))
     if group.forbidden_aggs:
         conditions.append(~rp_filter.in_aggregates(rp_col,
                                                    group.forbidden_aggs))
@@ -197,6 +211,8 @@ class _Builder(object):
                 sa.select(RPT.c.resource_provider_id)
                 .where(RPT.c.trait_id == shares_id)).scalars())
         self._anchors_of = {}
+        # Known to hold no tree of more than one provider (space()).
+        self.flat = False
         self.parent_of = {}
         self.uuid_of = {}
         self.allowed_anchors = None
@@ -399,10 +415,16 @@ class _Builder(object):
         return found
 
     def has_trees(self):
-        """Whether any provider of the database has a parent."""
+        """Whether any provider of the database has a parent.
+
+        The highest parent id, which every engine reads from the end of
+        the index of parents: the first row with a parent, asked as
+        such, was a scan of every provider of a flat cloud on
+        PostgreSQL without statistics (7 ms for 25,000).
+        """
         return self.context.session.execute(
-            sa.select(RP.c.id).where(RP.c.parent_provider_id.isnot(None))
-            .limit(1)).first() is not None
+            sa.select(sa.func.max(RP.c.parent_provider_id))).scalar() \
+            is not None
 
     def _first_only(self):
         """How many providers a lone flat group needs; None: all.
@@ -443,6 +465,7 @@ class _Builder(object):
             if group.use_same_provider:
                 continue
             if not self.sharing and not self.has_trees():
+                self.flat = True
                 levels.append(self.flat_level(group))
             else:
                 unsuffixed = group
@@ -535,6 +558,10 @@ def _get_candidates(context, request, options, all_classes, with_traits):
     # Below 1.29 the summaries are of those providers alone.
     only = None if request.nested_aware else allocating
     roots = {space.root_of[rp] for rp in allocating}
+    if only is None and builder.flat:
+        # Each tree is its root alone: named as the providers they are,
+        # the summaries need no lookup of the trees' members.
+        only = roots
     class_ids = None if all_classes else set(names.class_ids.values())
     summaries = provider_summaries.text(context, roots, only, class_ids,
                                         with_traits, request.nested_aware)

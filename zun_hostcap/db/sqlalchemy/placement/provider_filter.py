@@ -20,7 +20,8 @@ inventory writers, usages and /metrics:
 - ``used``: what is allocated of an inventory row;
 - ``capacity``: the capacity of an inventory row;
 - ``has_capacity``, ``with_traits``, ``in_aggregates``,
-  ``in_all_aggregates``: conditions on a provider's id column.
+  ``in_all_aggregates``, ``in_every``: conditions on a provider's id
+  column.
 
 Every expression is correlated with the inventory table ``INV`` (or the
 provider column it is given): the statement around it names the rows.
@@ -107,6 +108,37 @@ def in_all_aggregates(rp_col, member_of):
     """The provider is in at least one aggregate of each set."""
     return sa.and_(*[in_aggregates(rp_col, agg_uuids)
                      for agg_uuids in member_of])
+
+
+def in_every(rp_col, provider_sets):
+    """The provider is in each of ``provider_sets``.
+
+    ``provider_sets`` are statements of provider ids
+    (``providers_with_traits``, ``providers_in_aggregates``), tested as
+    one IN of their intersection. For PostgreSQL, in place of an EXISTS
+    each: it plans each EXISTS as a semi-join, and choosing the order of
+    the traits', aggregates' and classes' semi-joins cost more than
+    running the statement (2.3 ms of 4.3 for the flat query of the
+    benchmark; with statistics it chose a plan that ran 5.5 ms instead
+    of 1.7). The intersection is one of them: 0.7 ms to plan.
+    """
+    provider_sets = list(provider_sets)
+    if len(provider_sets) == 1:
+        return rp_col.in_(provider_sets[0])
+    return rp_col.in_(sa.intersect(*provider_sets))
+
+
+def providers_in_aggregates(agg_uuids):
+    """The ids of the providers in one of the aggregates at least."""
+    return sa.select(RPA.c.resource_provider_id).where(
+        RPA.c.aggregate_id == AGG.c.id,
+        AGG.c.uuid.in_(sorted(agg_uuids)))
+
+
+def providers_with_traits(trait_ids):
+    """The ids of the providers with one of the traits at least."""
+    return sa.select(RPT.c.resource_provider_id).where(
+        RPT.c.trait_id.in_(sorted(trait_ids)))
 
 
 def with_traits(rp_col, trait_ids):

@@ -25,6 +25,7 @@ letters, digits and underscores), none holds a character JSON escapes.
 import functools
 
 import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql
 
 from zun_hostcap.db.sqlalchemy import models
 from zun_hostcap.db.sqlalchemy.placement import common
@@ -109,23 +110,38 @@ def _grouped_statement(class_ids, with_traits, nested, by_root):
     correlated subquery a provider: 1.6 to 2.5 times as fast there
     (161 to 1,000 flat providers, one run). On MariaDB the same
     statement, its derived tables materialized, was slower than the
-    subqueries (0.7 to 0.9 times as fast): it keeps them. ``ids`` (a
-    bound list) are root ids with ``by_root``, else provider ids.
+    subqueries (0.7 to 0.9 times as fast): it keeps them. ``ids`` (an
+    array) are root ids with ``by_root``, else provider ids: one array
+    however many, not lists of IN_CHUNK, each of whose statements would
+    scan the inventories and traits of the whole database again (5
+    statements for 25,000 providers took twice as long a provider as
+    one statement for 5,000).
     """
     dialect = 'postgresql'
-    ids = sa.bindparam('ids', expanding=True)
+    ids = sa.bindparam('ids', type_=postgresql.ARRAY(sa.Integer))
 
-    def wanted(table):
-        return (table.c.root_provider_id if by_root else table.c.id).in_(ids)
+    def of_wanted(table, rp_col):
+        """``table``'s rows of the providers asked for, and the join.
 
-    member = RP.alias('summary_member')
+        By provider id, the rows are named by their own column, without
+        a lookup of the providers (0.5 to 1 ms of 3.5 for 161 flat
+        providers).
+        """
+        if not by_root:
+            return table, rp_col == sa.any_(ids)
+        member = RP.alias('summary_member')
+        return (table.join(member, member.c.id == rp_col),
+                member.c.root_provider_id == sa.any_(ids))
+
+    inventories, inventories_wanted = of_wanted(INV,
+                                                INV.c.resource_provider_id)
     resources = (
         sa.select(INV.c.resource_provider_id.label('rp_id'),
                   _joined(dialect, _resource_text(dialect),
                           INV.c.resource_class_id).label('text'))
-        .select_from(INV.join(RC, RC.c.id == INV.c.resource_class_id)
-                     .join(member, member.c.id == INV.c.resource_provider_id))
-        .where(wanted(member))
+        .select_from(inventories.join(RC,
+                                      RC.c.id == INV.c.resource_class_id))
+        .where(inventories_wanted)
         .group_by(INV.c.resource_provider_id))
     if class_ids is not None:
         resources = resources.where(
@@ -137,15 +153,13 @@ def _grouped_statement(class_ids, with_traits, nested, by_root):
     document = (sa.literal('"') + RP.c.uuid + '": {"resources": {' +
                 sa.func.coalesce(resources.c.text, '') + '}')
     if with_traits:
-        holder = RP.alias('summary_holder')
+        holders, holders_wanted = of_wanted(RPT, RPT.c.resource_provider_id)
         traits = (
             sa.select(RPT.c.resource_provider_id.label('rp_id'),
                       _joined(dialect, '"' + TRAIT.c.name + '"',
                               RPT.c.trait_id).label('text'))
-            .select_from(RPT.join(TRAIT, TRAIT.c.id == RPT.c.trait_id)
-                         .join(holder,
-                               holder.c.id == RPT.c.resource_provider_id))
-            .where(wanted(holder))
+            .select_from(holders.join(TRAIT, TRAIT.c.id == RPT.c.trait_id))
+            .where(holders_wanted)
             .group_by(RPT.c.resource_provider_id)
             .subquery('summary_traits'))
         froms = froms.outerjoin(traits, traits.c.rp_id == RP.c.id)
@@ -156,8 +170,9 @@ def _grouped_statement(class_ids, with_traits, nested, by_root):
                     sa.func.coalesce('"' + _PARENT.c.uuid + '"', 'null') +
                     ', "root_provider_uuid": "' + _ROOT.c.uuid + '"')
     document = document + '}'
-    return (sa.select(document).select_from(froms).where(wanted(RP))
-            .order_by(RP.c.id))
+    rp_col = RP.c.root_provider_id if by_root else RP.c.id
+    return (sa.select(document).select_from(froms)
+            .where(rp_col == sa.any_(ids)).order_by(RP.c.id))
 
 
 def text(context, roots, only, class_ids, with_traits, nested):
@@ -180,11 +195,9 @@ def text(context, roots, only, class_ids, with_traits, nested):
         query = _grouped_statement(
             None if class_ids is None else frozenset(class_ids),
             with_traits, nested, only is None)
-        texts = []
-        for part in common.chunks(only if only is not None else roots):
-            texts.extend(context.session.execute(
-                query, {'ids': part}).scalars().all())
-        return ', '.join(texts)
+        ids = sorted(only if only is not None else roots)
+        return ', '.join(context.session.execute(
+            query, {'ids': ids}).scalars().all())
     document = _summary_document(
         dialect, None if class_ids is None else frozenset(class_ids),
         with_traits, nested)
