@@ -174,12 +174,12 @@ _INVENTORY_FAMILIES = (
 )
 
 
-def placement_text(capacity, up):
-    """The openstack-exporter families of a ``placement_db.Capacity``.
+def _placement_pieces(capacity, up):
+    """``placement_text`` as a list of pieces to join.
 
-    Built as one list of pieces joined once, each column put into its
-    places by a slice: 10,000 providers with 3 classes make 120,000
-    samples, and a Python step a sample was most of a scrape's time.
+    Each column is put into its places by a slice: 10,000 providers with
+    3 classes make 120,000 samples, and a Python step a sample was most
+    of a scrape's time.
     """
     count = len(capacity.totals)
     columns = capacity._asdict()
@@ -207,7 +207,12 @@ def placement_text(capacity, up):
     pieces.append(_header('openstack_placement_up',
                           PLACEMENT_FAMILIES['openstack_placement_up'][1]))
     pieces.append('openstack_placement_up %d\n' % (1 if up else 0))
-    return ''.join(pieces)
+    return pieces
+
+
+def placement_text(capacity, up):
+    """The openstack-exporter families of a ``placement_db.Capacity``."""
+    return ''.join(_placement_pieces(capacity, up))
 
 
 def _host_samples(nodes):
@@ -279,7 +284,8 @@ def render():
     except Exception as err:
         inventories, up = placement_db.NO_INVENTORIES, False
         _unreachable('Placement', err)
-    parts = [placement_text(inventories, up)]
+    # Joined and encoded once: the text is 13 MB for 10,000 providers.
+    parts = _placement_pieces(inventories, up)
     if up:
         try:
             parts.append(host_text(
@@ -294,7 +300,8 @@ def render():
         # figures still go out.
         LOG.exception('/metrics without the service\'s own counters')
         own = b''
-    return ''.join(parts).encode('utf-8') + own
+    parts.append(own.decode('utf-8'))
+    return ''.join(parts).encode('utf-8')
 
 
 def _gzip(body):
