@@ -150,46 +150,69 @@ def _family(name, help_text, samples):
         for labels, value in samples)
 
 
-def placement_text(rows, up):
-    """The openstack-exporter families of ``placement_db.capacity()`` rows.
+def _label_values(values):
+    """``values`` as the text format writes label values.
 
-    Built line by line rather than through prometheus_client's objects:
-    10,000 providers with 3 classes make 120,000 samples.
+    Provider names seldom hold a character to escape: one look at all of
+    them, and the list itself when none does.
     """
-    total, usage, reserved, ratio = [], [], [], []
-    add_total, add_usage = total.append, usage.append
-    add_reserved, add_ratio = reserved.append, ratio.append
-    hostnames = {}
+    distinct = set(values)
+    joined = ''.join(distinct)
+    if '\\' not in joined and '"' not in joined and '\n' not in joined:
+        return values
+    escaped = {value: _escape(value) for value in distinct}
+    return list(map(escaped.__getitem__, values))
+
+
+# The families of an inventory, and the column of ``Capacity`` that is
+# each one's value.
+_INVENTORY_FAMILIES = (
+    ('openstack_placement_resource_total', 'totals'),
+    ('openstack_placement_resource_usage', 'used'),
+    ('openstack_placement_resource_reserved', 'reserved'),
+    ('openstack_placement_resource_allocation_ratio', 'ratios'),
+)
+
+
+def _placement_pieces(capacity, up):
+    """``placement_text`` as a list of pieces to join.
+
+    Each column is put into its places by a slice: 10,000 providers with
+    3 classes make 120,000 samples, and a Python step a sample was most
+    of a scrape's time.
+    """
+    count = len(capacity.totals)
+    columns = capacity._asdict()
     # A cloud has a few allocation ratios: each printed once.
-    ratios = {}
-    for name, resource_class, inv_total, inv_reserved, inv_ratio, used in (
-            rows):
-        hostname = hostnames.get(name)
-        if hostname is None:
-            hostname = hostnames[name] = _escape(name or '')
-        ratio_text = ratios.get(inv_ratio)
-        if ratio_text is None:
-            ratio_text = ratios[inv_ratio] = repr(float(inv_ratio))
-        # Class names are upper case letters, digits and underscores (the
-        # API's schema): nothing to escape.
-        labels = f'{{hostname="{hostname}",resourcetype="{resource_class}"}} '
-        add_total(f'{labels}{inv_total}')
-        add_usage(f'{labels}{used}')
-        add_reserved(f'{labels}{inv_reserved}')
-        add_ratio(labels + ratio_text)
-    parts = []
-    for name, lines in (('openstack_placement_resource_total', total),
-                        ('openstack_placement_resource_usage', usage),
-                        ('openstack_placement_resource_reserved', reserved),
-                        ('openstack_placement_resource_allocation_ratio',
-                         ratio)):
-        if lines:
-            parts.append(_header(name, PLACEMENT_FAMILIES[name][1]))
-            parts.append(name + ('\n' + name).join(lines) + '\n')
-    parts.append(_header('openstack_placement_up',
-                         PLACEMENT_FAMILIES['openstack_placement_up'][1]))
-    parts.append('openstack_placement_up %d\n' % (1 if up else 0))
-    return ''.join(parts)
+    ratio_texts = {ratio: repr(float(ratio))
+                   for ratio in set(capacity.ratios)}
+    columns['ratios'] = list(map(ratio_texts.__getitem__, capacity.ratios))
+    hostnames = _label_values(capacity.hostnames)
+    pieces = []
+    for name, column in _INVENTORY_FAMILIES if count else ():
+        # name{hostname="H",resourcetype="R"} value, a line each; what
+        # follows a value starts the next line. Class names are upper
+        # case letters, digits and underscores (the API's schema):
+        # nothing to escape.
+        start = name + '{hostname="'
+        samples = [None, '",resourcetype="', None, '"} ', None,
+                   '\n' + start] * count
+        samples[0::6] = hostnames
+        samples[2::6] = capacity.classes
+        samples[4::6] = columns[column]
+        samples[-1] = '\n'
+        pieces.append(_header(name, PLACEMENT_FAMILIES[name][1]))
+        pieces.append(start)
+        pieces += samples
+    pieces.append(_header('openstack_placement_up',
+                          PLACEMENT_FAMILIES['openstack_placement_up'][1]))
+    pieces.append('openstack_placement_up %d\n' % (1 if up else 0))
+    return pieces
+
+
+def placement_text(capacity, up):
+    """The openstack-exporter families of a ``placement_db.Capacity``."""
+    return ''.join(_placement_pieces(capacity, up))
 
 
 def _host_samples(nodes):
@@ -257,11 +280,12 @@ def render():
     """The whole exposition, as bytes."""
     ctxt = context.get_admin_context()
     try:
-        rows, up = placement_db.capacity(ctxt), True
+        inventories, up = placement_db.capacity(ctxt), True
     except Exception as err:
-        rows, up = (), False
+        inventories, up = placement_db.NO_INVENTORIES, False
         _unreachable('Placement', err)
-    parts = [placement_text(rows, up)]
+    # Joined and encoded once: the text is 13 MB for 10,000 providers.
+    parts = _placement_pieces(inventories, up)
     if up:
         try:
             parts.append(host_text(
@@ -276,7 +300,8 @@ def render():
         # figures still go out.
         LOG.exception('/metrics without the service\'s own counters')
         own = b''
-    return ''.join(parts).encode('utf-8') + own
+    parts.append(own.decode('utf-8'))
+    return ''.join(parts).encode('utf-8')
 
 
 def _gzip(body):

@@ -23,6 +23,7 @@ import re
 import threading
 import time
 
+import fixtures
 from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import enginefacade
 from oslo_utils import uuidutils
@@ -40,6 +41,7 @@ from zun_hostcap.conductor import manager as conductor_manager
 import zun_hostcap.conf
 from zun_hostcap.db.sqlalchemy import api as sqla_api
 from zun_hostcap.db.sqlalchemy.placement import common as placement_common
+from zun_hostcap.db.sqlalchemy.placement import metrics as placement_db
 from zun_hostcap.tests import fixtures as zun_fixtures
 from zun_hostcap.tests import gabbi_fixtures
 
@@ -223,6 +225,57 @@ class TestPlacementFamilies(MetricsTestCase):
         # The inventories, the compute nodes, the services.
         self.assertEqual(3, one_provider)
         self.assertEqual(one_provider, per_scrape())
+
+    def test_each_inventory_as_a_row_written_alone_gives_it(self):
+        # The samples are those that writing each inventory's row (the
+        # one statement of SQLite and PostgreSQL, run here on whatever
+        # engine the test has) a line at a time gives, and no others. On
+        # MariaDB the figures come as joined texts: in chunks of 4 ids
+        # here, so that these few providers span several.
+        self.useFixture(fixtures.MockPatchObject(
+            placement_db, '_JOINED_CAPACITY',
+            placement_db._joined_capacity(chunk_bits=2)))
+        resp = self.request('PUT', '/placement/resource_classes/CUSTOM_GPU')
+        self.assertIn(resp.status_int, (201, 204), resp.text)
+        ratios = (1.0, 1.5, 16.0, 0.1, 4.0)
+        for index in range(9):
+            uuid = self.provider(
+                ('rack "b" \\ %d\nend' if index % 4 == 0 else 'node-%d') %
+                index, {
+                    rc: {'total': 100 + index, 'reserved': index % 3,
+                         'allocation_ratio': ratios[(index + k) % 5]}
+                    for k, rc in enumerate(('VCPU', 'MEMORY_MB', 'DISK_GB',
+                                            'CUSTOM_GPU')[:1 + index % 4])})
+            for consumer in range(index % 3):
+                self.allocate(uuid, {'VCPU': 1 + consumer})
+        self.provider('no-inventory', {})
+
+        @placement_common.reader
+        def rows(context):
+            return context.session.execute(placement_db._CAPACITY).all()
+
+        def label(value):
+            return (value.replace('\\', '\\\\').replace('\n', '\\n')
+                    .replace('"', '\\"'))
+
+        expected = []
+        for name, rc, total, reserved, ratio, used in rows(
+                context.get_admin_context()):
+            labels = '{hostname="%s",resourcetype="%s"} ' % (label(name), rc)
+            expected += [
+                'openstack_placement_resource_total%s%d' % (labels, total),
+                'openstack_placement_resource_usage%s%d' % (labels, used),
+                'openstack_placement_resource_reserved%s%d' % (labels,
+                                                               reserved),
+                'openstack_placement_resource_allocation_ratio%s%r' % (
+                    labels, float(ratio))]
+        text = webob.Request.blank('/metrics').get_response(self.app).text
+        self.assertEqual(
+            sorted(expected),
+            sorted(line for line in text.splitlines()
+                   if line.startswith('openstack_placement_resource_')))
+        self.assertEqual(1 + 2 + 3 + 4 + 1 + 2 + 3 + 4 + 1,
+                         len(expected) // 4)
 
     def test_label_values_are_escaped(self):
         name = 'rack "b" \\ 7 \u00e9t\u00e9'
