@@ -68,6 +68,11 @@ RPA = models.ResourceProviderAggregate.__table__
 
 SHARES = os_traits.MISC_SHARES_VIA_AGGREGATE
 
+# The anchors of a sharing provider are read as texts of the ids of at
+# most this many roots' range (under 50 kB, far below the 16 MiB a
+# MariaDB connection may join: db.sqlalchemy.api.configure_mysql).
+ANCHOR_CHUNK = 4096
+
 
 class Answer(object):
     """The candidates and the provider summaries.
@@ -221,7 +226,10 @@ class _Builder(object):
 
         The anchors of a sharing provider are the roots of the trees any
         provider of which is in one of its aggregates (its own tree's
-        root among them).
+        root among them). They come joined into a text a sharing
+        provider (and a range of ANCHOR_CHUNK root ids): a row an anchor
+        was a thousand rows for PyMySQL to decode in Python for each
+        pool of the shared pools' forest.
         """
         missing = [rp for rp in sharing_ids if rp not in self._anchors_of]
         if missing:
@@ -232,16 +240,21 @@ class _Builder(object):
             for chunk in common.chunks(missing):
                 rows = self.context.session.execute(
                     sa.select(mine.c.resource_provider_id,
-                              RP.c.root_provider_id)
+                              sa.func.aggregate_strings(
+                                  sa.cast(RP.c.root_provider_id, sa.String),
+                                  ','))
                     .select_from(
                         mine.join(theirs,
                                   theirs.c.aggregate_id ==
                                   mine.c.aggregate_id)
                         .join(RP, RP.c.id == theirs.c.resource_provider_id))
                     .where(mine.c.resource_provider_id.in_(chunk))
-                    .distinct()).all()
-                for rp, anchor in rows:
-                    self._anchors_of[rp].add(anchor)
+                    .group_by(mine.c.resource_provider_id,
+                              sa.func.floor(RP.c.root_provider_id /
+                                            ANCHOR_CHUNK))).all()
+                for rp, anchors in rows:
+                    self._anchors_of[rp].update(
+                        int(anchor) for anchor in anchors.split(','))
         return {rp: self._anchors_of[rp] for rp in sharing_ids}
 
     def _pairs(self, conditions, first=None):
@@ -285,13 +298,14 @@ class _Builder(object):
         """The providers that can serve each class of the unsuffixed group.
 
         One statement for all the classes, on their own trees and as
-        sharing providers: rows of (class id, provider id, root id,
-        parent id, uuid, own, shared), in provider id order. ``own``:
-        it serves its own tree; ``shared``: it serves the trees it
-        shares with (one of ``sharing``). A statement a class, twice for
-        the sharing providers, took MariaDB a round trip and a scan of
-        the providers each (nine statements where three classes are
-        asked for).
+        sharing providers: (provider id, root id, parent id, uuid,
+        class ids, own, shared) in provider id order. ``own``: it serves
+        its own tree; ``shared``: it serves the trees it shares with
+        (one of ``sharing``). A statement a class, twice for the sharing
+        providers, took MariaDB a round trip and a scan of the providers
+        each (nine statements where three classes are asked for); a
+        row a provider, its classes joined, is half the rows for
+        PyMySQL to decode in Python.
         """
         names = self.names
         conditions = [sa.or_(*[
@@ -324,8 +338,10 @@ class _Builder(object):
         if group.forbidden_aggs:
             shared.append(~rp_filter.in_aggregates(RP.c.id,
                                                    group.forbidden_aggs))
-        columns = [INV.c.resource_class_id, RP.c.id, RP.c.root_provider_id,
-                   RP.c.parent_provider_id, RP.c.uuid]
+        provider = (RP.c.id, RP.c.root_provider_id, RP.c.parent_provider_id,
+                    RP.c.uuid)
+        columns = list(provider) + [sa.func.aggregate_strings(
+            sa.cast(INV.c.resource_class_id, sa.String), ',')]
         # Without aggregates in the group both hold of every row (shared
         # of the sharing providers): no column tells them apart.
         flags = bool(own and sharing)
@@ -339,13 +355,15 @@ class _Builder(object):
         rows = self.context.session.execute(
             sa.select(*columns)
             .select_from(INV.join(RP, RP.c.id == INV.c.resource_provider_id))
-            .where(*conditions).order_by(RP.c.id)).all()
+            .where(*conditions).group_by(*provider)
+            .order_by(RP.c.id)).all()
         for row in rows:
-            rc_id, rp, root, parent, uuid = row[:5]
+            rp, root, parent, uuid, classes = row[:5]
+            classes = [int(rc_id) for rc_id in classes.split(',')]
             if flags:
-                yield rc_id, rp, root, parent, uuid, row[5], row[6]
+                yield rp, root, parent, uuid, classes, row[5], row[6]
             else:
-                yield rc_id, rp, root, parent, uuid, True, rp in sharing
+                yield rp, root, parent, uuid, classes, True, rp in sharing
 
     def unsuffixed_levels(self, group):
         """The Levels of the unsuffixed group, one a class.
@@ -360,15 +378,16 @@ class _Builder(object):
         resources = self.names.resources(group)
         own = {rc_id: [] for rc_id, _amount in resources}
         shared = {rc_id: [] for rc_id, _amount in resources}
-        for rc_id, rp, root, parent, uuid, is_own, is_shared in (
+        for rp, root, parent, uuid, classes, is_own, is_shared in (
                 self._class_rows(group, tree_root, sharing)):
             self.root_of[rp] = root
             self.parent_of[rp] = parent
             self.uuid_of[rp] = uuid
-            if is_own:
-                own[rc_id].append((rp, root))
-            if is_shared:
-                shared[rc_id].append((rp, root))
+            for rc_id in classes:
+                if is_own:
+                    own[rc_id].append((rp, root))
+                if is_shared:
+                    shared[rc_id].append((rp, root))
         sharing_options = {rp for pairs in shared.values()
                            for rp, _root in pairs}
         anchors_of = self.anchors_of(sorted(sharing_options))
