@@ -57,13 +57,6 @@ _ROOT = RP.alias('summary_root')
 _PARENT = RP.alias('summary_parent')
 
 
-def _resource_text(dialect, class_name=RC.c.name):
-    """One inventory's ``"CLASS": {"capacity": ..., "used": ...}``."""
-    return (sa.literal('"') + class_name + '": {"capacity": ' +
-            _text(provider_filter.capacity(dialect)) + ', "used": ' +
-            _text(provider_filter.used(or_zero=True)) + '}')
-
-
 @functools.lru_cache(maxsize=64)
 def _summary_document(dialect, class_ids, with_traits, nested):
     """The SQL expression of a provider's summary, ``"uuid": {...}``.
@@ -101,6 +94,13 @@ def _summary_document(dialect, class_ids, with_traits, nested):
                     sa.func.coalesce('"' + _PARENT.c.uuid + '"', 'null') +
                     ', "root_provider_uuid": "' + _ROOT.c.uuid + '"')
     return document + '}'
+
+
+def _resource_text(dialect, class_name=RC.c.name):
+    """One inventory's ``"CLASS": {"capacity": ..., "used": ...}``."""
+    return (sa.literal('"') + class_name + '": {"capacity": ' +
+            _text(provider_filter.capacity(dialect)) + ', "used": ' +
+            _text(provider_filter.used(or_zero=True)) + '}')
 
 
 @functools.lru_cache(maxsize=64)
