@@ -374,6 +374,36 @@ def _options(space, anchor, rng):
         yield (rp,)
 
 
+def _unchecked(plan):
+    """Whether every combination of an anchor's options is a candidate.
+
+    No class taken by several levels, no isolate, no same_subtree, no
+    required traits of the unsuffixed group, one provider a tree
+    allowed: nothing the walk checks between levels applies.
+    """
+    space = plan.space
+    return not (plan.shared_classes or space.isolate or plan.subtree_sets or
+                space.unsuffixed_required or not space.nested_aware)
+
+
+def _products(plan, anchor, rng):
+    """An unchecked anchor's candidates, as the walk would yield them.
+
+    The product of its levels' options in the walk's order (the first
+    level varying slowest, as the depth-first walk takes them), each put
+    back in the space's order: no walk object or generator a level for
+    the many anchors of a flat or shared-pool cloud.
+    """
+    options = [level.options.get(anchor, ()) for level in plan.levels]
+    if rng is not None:
+        options = [list(opts) for opts in options]
+        for opts in options:
+            rng.shuffle(opts)
+    place = plan.place
+    for combination in itertools.product(*options):
+        yield tuple([combination[j] for j in place])
+
+
 def _round_robin(generators):
     """One item of each generator in turn, dropping the exhausted.
 
@@ -437,6 +467,10 @@ def search(space, options=candidate_request.SearchOptions(), limit=None):
                 yield _options(space, anchor, rng)
             return
         plan = _Plan(space)
+        if _unchecked(plan):
+            for anchor in anchors:
+                yield _products(plan, anchor, rng)
+            return
         for anchor in anchors:
             walk = _AnchorWalk(plan, anchor, rng)
             if walk.viable():

@@ -313,6 +313,8 @@ class _Renderer(object):
                           if resources]
         self.resources = [self._resources(resources)
                           for _suffix, resources in levels]
+        # {levels: their resources added up}, the single ones first.
+        self.added_up = {(k,): text for k, text in enumerate(self.resources)}
         # A suffix of one level (a granular group) maps one provider; the
         # unsuffixed group's levels map the providers they chose.
         suffixes = [suffix for suffix, _resources in levels]
@@ -326,6 +328,22 @@ class _Renderer(object):
     def _resources(self, resources):
         return '{%s}' % ', '.join('%s: %d' % (self.quoted[name], amount)
                                   for name, amount in resources)
+
+    def _added_up(self, ks):
+        """The resources of the levels ``ks`` together, as text.
+
+        Made once a request for each set of levels: where sharing
+        providers serve some classes, most candidates take several
+        classes from one provider, the same levels each time.
+        """
+        text = self.added_up.get(ks)
+        if text is None:
+            amounts = {}
+            for k in ks:
+                for name, amount in self.answer.levels[k][1]:
+                    amounts[name] = amounts.get(name, 0) + amount
+            text = self.added_up[ks] = self._resources(amounts.items())
+        return text
 
     def _allocation(self, rp, resources_text):
         if self.dict_form:
@@ -343,17 +361,8 @@ class _Renderer(object):
             by_provider = {}
             for k, rp in zip(self.resourced, rps):
                 by_provider.setdefault(rp, []).append(k)
-            parts = []
-            for rp, ks in by_provider.items():
-                if len(ks) == 1:
-                    parts.append(self._allocation(rp, self.resources[ks[0]]))
-                    continue
-                amounts = {}
-                for k in ks:
-                    for name, amount in self.answer.levels[k][1]:
-                        amounts[name] = amounts.get(name, 0) + amount
-                parts.append(self._allocation(
-                    rp, self._resources(amounts.items())))
+            parts = [self._allocation(rp, self._added_up(tuple(ks)))
+                     for rp, ks in by_provider.items()]
         if not self.dict_form:
             return '{"allocations": [%s]}' % ', '.join(parts)
         if not self.with_mappings:

@@ -68,6 +68,11 @@ RPA = models.ResourceProviderAggregate.__table__
 
 SHARES = os_traits.MISC_SHARES_VIA_AGGREGATE
 
+# The anchors of a sharing provider are read as texts of the ids of at
+# most this many roots' range (under 50 kB, far below the 16 MiB a
+# MariaDB connection may join: db.sqlalchemy.api.configure_mysql).
+ANCHOR_CHUNK = 4096
+
 
 class Answer(object):
     """The candidates and the provider summaries.
@@ -237,7 +242,10 @@ class _Builder(object):
 
         The anchors of a sharing provider are the roots of the trees any
         provider of which is in one of its aggregates (its own tree's
-        root among them).
+        root among them). They come joined into a text a sharing
+        provider (and a range of ANCHOR_CHUNK root ids): a row an anchor
+        was a thousand rows for PyMySQL to decode in Python for each
+        pool of the shared pools' forest.
         """
         missing = [rp for rp in sharing_ids if rp not in self._anchors_of]
         if missing:
@@ -248,16 +256,21 @@ class _Builder(object):
             for chunk in common.chunks(missing):
                 rows = self.context.session.execute(
                     sa.select(mine.c.resource_provider_id,
-                              RP.c.root_provider_id)
+                              sa.func.aggregate_strings(
+                                  sa.cast(RP.c.root_provider_id, sa.String),
+                                  ','))
                     .select_from(
                         mine.join(theirs,
                                   theirs.c.aggregate_id ==
                                   mine.c.aggregate_id)
                         .join(RP, RP.c.id == theirs.c.resource_provider_id))
                     .where(mine.c.resource_provider_id.in_(chunk))
-                    .distinct()).all()
-                for rp, anchor in rows:
-                    self._anchors_of[rp].add(anchor)
+                    .group_by(mine.c.resource_provider_id,
+                              sa.func.floor(RP.c.root_provider_id /
+                                            ANCHOR_CHUNK))).all()
+                for rp, anchors in rows:
+                    self._anchors_of[rp].update(
+                        int(anchor) for anchor in anchors.split(','))
         return {rp: self._anchors_of[rp] for rp in sharing_ids}
 
     def _pairs(self, conditions, first=None):
@@ -297,63 +310,123 @@ class _Builder(object):
             raise _Empty()
         return search_space.Level(group.suffix, True, resources, options)
 
-    def unsuffixed_levels(self, group):
-        """The Levels of the unsuffixed group, one a class."""
+    def _class_rows(self, group, tree_root, sharing):
+        """The providers that can serve each class of the unsuffixed group.
+
+        One statement for all the classes, on their own trees and as
+        sharing providers: (provider id, root id, parent id, uuid,
+        class ids, own, shared) in provider id order. ``own``: it serves
+        its own tree; ``shared``: it serves the trees it shares with
+        (one of ``sharing``). A statement a class, twice for the sharing
+        providers, took MariaDB a round trip and a scan of the providers
+        each (nine statements where three classes are asked for); a
+        row a provider, its classes joined, is half the rows for
+        PyMySQL to decode in Python.
+        """
         names = self.names
+        conditions = [sa.or_(*[
+            sa.and_(INV.c.resource_class_id == rc_id,
+                    *rp_filter.fits(rc_id, amount))
+            for rc_id, amount in names.resources(group)])]
+        if group.forbidden_traits:
+            conditions.append(~rp_filter.with_traits(
+                RP.c.id, names.traits(group.forbidden_traits)))
+        if tree_root is not None:
+            conditions.append(RP.c.root_provider_id == tree_root)
+        # In the tree's own terms: the provider or its root.
+        own = []
+        if group.member_of:
+            own.append(sa.or_(
+                rp_filter.in_all_aggregates(RP.c.id, group.member_of),
+                rp_filter.in_all_aggregates(RP.c.root_provider_id,
+                                            group.member_of)))
+        if group.forbidden_aggs:
+            own.append(~rp_filter.in_aggregates(RP.c.id,
+                                                group.forbidden_aggs))
+            own.append(~rp_filter.in_aggregates(RP.c.root_provider_id,
+                                                group.forbidden_aggs))
+        # A sharing provider meets member_of itself, and is in no
+        # forbidden aggregate.
+        shared = []
+        if group.member_of:
+            shared.append(rp_filter.in_all_aggregates(RP.c.id,
+                                                      group.member_of))
+        if group.forbidden_aggs:
+            shared.append(~rp_filter.in_aggregates(RP.c.id,
+                                                   group.forbidden_aggs))
+        provider = (RP.c.id, RP.c.root_provider_id, RP.c.parent_provider_id,
+                    RP.c.uuid)
+        columns = list(provider) + [sa.func.aggregate_strings(
+            sa.cast(INV.c.resource_class_id, sa.String), ',')]
+        # Without aggregates in the group both hold of every row (shared
+        # of the sharing providers): no column tells them apart.
+        flags = bool(own and sharing)
+        if flags:
+            is_shared = sa.and_(RP.c.id.in_(sorted(sharing)), *shared)
+            conditions.append(sa.or_(sa.and_(*own), is_shared))
+            columns += [sa.case((sa.and_(*own), 1), else_=0),
+                        sa.case((is_shared, 1), else_=0)]
+        else:
+            conditions.extend(own)
+        rows = self.context.session.execute(
+            sa.select(*columns)
+            .select_from(INV.join(RP, RP.c.id == INV.c.resource_provider_id))
+            .where(*conditions).group_by(*provider)
+            .order_by(RP.c.id)).all()
+        for row in rows:
+            rp, root, parent, uuid, classes = row[:5]
+            classes = [int(rc_id) for rc_id in classes.split(',')]
+            if flags:
+                yield rp, root, parent, uuid, classes, row[5], row[6]
+            else:
+                yield rp, root, parent, uuid, classes, True, rp in sharing
+
+    def unsuffixed_levels(self, group):
+        """The Levels of the unsuffixed group, one a class.
+
+        Each class's options: for a tree, the providers of the tree that
+        can serve the class, then the sharing providers of its
+        aggregates that can (not within in_tree).
+        """
         tree_root = (_tree_root(self.context, group.in_tree)
                      if group.in_tree else None)
-        forbidden = (names.traits(group.forbidden_traits)
-                     if group.forbidden_traits else None)
+        sharing = self.sharing if tree_root is None else frozenset()
+        resources = self.names.resources(group)
+        own = {rc_id: [] for rc_id, _amount in resources}
+        shared = {rc_id: [] for rc_id, _amount in resources}
+        for rp, root, parent, uuid, classes, is_own, is_shared in (
+                self._class_rows(group, tree_root, sharing)):
+            self.root_of[rp] = root
+            self.parent_of[rp] = parent
+            self.uuid_of[rp] = uuid
+            for rc_id in classes:
+                if is_own:
+                    own[rc_id].append((rp, root))
+                if is_shared:
+                    shared[rc_id].append((rp, root))
+        sharing_options = {rp for pairs in shared.values()
+                           for rp, _root in pairs}
+        anchors_of = self.anchors_of(sorted(sharing_options))
+        # Neither a sharing provider nor the anchor it serves is in a
+        # forbidden aggregate.
         bad_roots = None
+        if sharing_options and group.forbidden_aggs:
+            bad_roots = set(self.context.session.execute(
+                sa.select(RP.c.id).where(
+                    RP.c.parent_provider_id.is_(None),
+                    rp_filter.in_aggregates(
+                        RP.c.id, group.forbidden_aggs))).scalars())
         levels = []
-        for rc_id, amount in names.resources(group):
-            conditions = [rp_filter.has_capacity(RP.c.id, rc_id, amount)]
-            if forbidden:
-                conditions.append(~rp_filter.with_traits(RP.c.id, forbidden))
-            if tree_root is not None:
-                conditions.append(RP.c.root_provider_id == tree_root)
-            # In the tree's own terms: the provider or its root.
-            own = list(conditions)
-            if group.member_of:
-                own.append(sa.or_(
-                    rp_filter.in_all_aggregates(RP.c.id, group.member_of),
-                    rp_filter.in_all_aggregates(RP.c.root_provider_id,
-                                                group.member_of)))
-            if group.forbidden_aggs:
-                own.append(~rp_filter.in_aggregates(RP.c.id,
-                                                    group.forbidden_aggs))
-                own.append(~rp_filter.in_aggregates(RP.c.root_provider_id,
-                                                    group.forbidden_aggs))
+        for rc_id, amount in resources:
             options = {}
-            for rp, root in self._pairs(own):
+            for rp, root in own[rc_id]:
                 if self._allowed(root):
                     options.setdefault(root, []).append(rp)
-            # Sharing providers, for the trees they share with: they meet
-            # member_of themselves; neither they nor the anchor are in a
-            # forbidden aggregate. Not within in_tree.
-            if self.sharing and tree_root is None:
-                shared = list(conditions)
-                shared.append(RP.c.id.in_(sorted(self.sharing)))
-                if group.member_of:
-                    shared.append(rp_filter.in_all_aggregates(
-                        RP.c.id, group.member_of))
-                if group.forbidden_aggs:
-                    shared.append(~rp_filter.in_aggregates(
-                        RP.c.id, group.forbidden_aggs))
-                pairs = self._pairs(shared)
-                if pairs and group.forbidden_aggs and bad_roots is None:
-                    bad_roots = set(self.context.session.execute(
-                        sa.select(RP.c.id).where(
-                            RP.c.parent_provider_id.is_(None),
-                            rp_filter.in_aggregates(
-                                RP.c.id, group.forbidden_aggs)))
-                        .scalars())
-                anchors_of = self.anchors_of([rp for rp, _root in pairs])
-                for rp, root in pairs:
-                    for anchor in anchors_of[rp]:
-                        if (anchor != root and self._allowed(anchor) and
-                                not (bad_roots and anchor in bad_roots)):
-                            options.setdefault(anchor, []).append(rp)
+            for rp, root in shared[rc_id]:
+                for anchor in anchors_of[rp]:
+                    if (anchor != root and self._allowed(anchor) and
+                            not (bad_roots and anchor in bad_roots)):
+                        options.setdefault(anchor, []).append(rp)
             if not options:
                 raise _Empty()
             levels.append(search_space.Level('', False, ((rc_id, amount),),

@@ -309,6 +309,29 @@ class CandidateTests(object):
             group(VCPU=1, DISK_GB=10),
             root_forbidden=frozenset(['COMPUTE_VOLUME_MULTI_ATTACH']))))
 
+    def test_sharing_providers_and_aggregates(self):
+        # A sharing provider below a root: member_of is met through the
+        # root for the tree itself, by the provider alone for the trees
+        # it shares with; a forbidden aggregate of the root keeps it out
+        # of its own tree only.
+        agg3 = '33333333-3333-4333-8333-333333333333'
+        self.provider('host', VCPU=4, aggregates=[AGG2, agg3])
+        self.provider('pool', 'host', DISK_GB=1000, aggregates=[AGG1],
+                      traits=['MISC_SHARES_VIA_AGGREGATE'])
+        self.provider('both', VCPU=4, aggregates=[AGG1, AGG2])
+        self.assertEqual(
+            [[('host', [('VCPU', 1)]), ('pool', [('DISK_GB', 10)])]],
+            self.candidates(group(VCPU=1, DISK_GB=10, member_of=[[AGG2]])))
+        self.assertEqual(
+            [[('both', [('VCPU', 1)]), ('pool', [('DISK_GB', 10)])]],
+            self.candidates(group(VCPU=1, DISK_GB=10,
+                                  forbidden_aggs=[agg3])))
+        # The host is not in AGG1 itself: its VCPU does not serve.
+        self.assertEqual(
+            [[('both', [('VCPU', 1)]), ('pool', [('DISK_GB', 10)])]],
+            self.candidates(group(VCPU=1, DISK_GB=10,
+                                  member_of=[[AGG1]])))
+
     def test_a_limit_in_a_flat_cloud(self):
         for index in range(6):
             self.provider('cn%d' % index, VCPU=2)
