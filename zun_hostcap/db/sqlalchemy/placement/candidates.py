@@ -182,14 +182,14 @@ def _own_conditions(context, group, names, resources):
     return conditions
 
 
-def _rows(context, conditions, first=None):
+def _rows(context, conditions, first=None, columns=()):
     """The providers meeting ``conditions``.
 
-    Rows of (id, root id, parent id, uuid); the ``first`` (by id) alone
-    if given.
+    Rows of (id, root id, parent id, uuid, and ``columns``); the
+    ``first`` (by id) alone if given.
     """
     query = sa.select(RP.c.id, RP.c.root_provider_id,
-                      RP.c.parent_provider_id, RP.c.uuid)
+                      RP.c.parent_provider_id, RP.c.uuid, *columns)
     if conditions:
         query = query.where(*conditions)
     if first is not None:
@@ -218,6 +218,10 @@ class _Builder(object):
         self._anchors_of = {}
         # Known to hold no tree of more than one provider (space()).
         self.flat = False
+        # (class ids, with traits, nested) of the answer's summaries,
+        # read by flat_level with the providers if set; and the texts.
+        self.summary_form = None
+        self.summary_of = None
         self.parent_of = {}
         self.uuid_of = {}
         self.allowed_anchors = None
@@ -499,15 +503,24 @@ class _Builder(object):
             sa.select(sa.func.max(RP.c.parent_provider_id))).scalar() \
             is not None
 
+    def _in_order(self):
+        """Whether the search makes a candidate of each provider read.
+
+        A lone flat group's: the search takes the anchors in id order,
+        one candidate each, and stops at the cap, unless they are
+        shuffled or filtered after the statement.
+        """
+        return (len(self.request.groups) == 1 and
+                not self.options.randomize and
+                self.allowed_anchors is None)
+
     def _first_only(self):
         """How many providers a lone flat group needs; None: all.
 
-        The search takes the anchors in id order, one candidate each,
-        and stops at the cap: unless they are shuffled or filtered
-        after the statement, the first ``cap`` are all it reads.
+        Where the search takes them in order, the first ``cap`` are all
+        it reads.
         """
-        if (len(self.request.groups) != 1 or self.options.randomize or
-                self.allowed_anchors is not None):
+        if not self._in_order():
             return None
         return search.cap(self.options, self.request.limit)
 
@@ -522,8 +535,21 @@ class _Builder(object):
         resources = self.names.resources(group)
         conditions = _own_conditions(self.context, group, self.names,
                                      resources)
+        columns = ()
+        if self.summary_form is not None and self._in_order():
+            # Each provider read is a candidate's: its summary with it.
+            columns = (provider_summaries.flat_document(
+                self.context.session.connection(), *self.summary_form),)
+            self.summary_of = {}
         options = {}
-        for rp, root in self._pairs(conditions, self._first_only()):
+        for row in _rows(self.context, conditions, self._first_only(),
+                         columns):
+            rp, root, parent, uuid = row[:4]
+            self.root_of[rp] = root
+            self.parent_of[rp] = parent
+            self.uuid_of[rp] = uuid
+            if columns:
+                self.summary_of[rp] = row[4]
             if self._allowed(root):
                 options[root] = [rp]
         if not options:
@@ -616,8 +642,11 @@ def get_candidates(context, request,
 @common.reader
 def _get_candidates(context, request, options, all_classes, with_traits):
     names = _Names(context, request)
+    class_ids = None if all_classes else set(names.class_ids.values())
     try:
         builder = _Builder(context, request, names, options)
+        builder.summary_form = (class_ids, with_traits,
+                                request.nested_aware)
         space = builder.space()
     except _Empty:
         return Answer()
@@ -635,9 +664,14 @@ def _get_candidates(context, request, options, all_classes, with_traits):
         # Each tree is its root alone: named as the providers they are,
         # the summaries need no lookup of the trees' members.
         only = roots
-    class_ids = None if all_classes else set(names.class_ids.values())
-    summaries = provider_summaries.text(context, roots, only, class_ids,
-                                        with_traits, request.nested_aware)
+    if builder.summary_of is not None:
+        # Read with the providers (flat_level): each is its own root.
+        summaries = ', '.join(builder.summary_of[rp]
+                              for rp in sorted(only))
+    else:
+        summaries = provider_summaries.text(context, roots, only,
+                                            class_ids, with_traits,
+                                            request.nested_aware)
     class_names = {id_: name for name, id_ in names.class_ids.items()}
     return _answer(context, space, candidates, builder.uuid_of, summaries,
                    class_names)

@@ -59,11 +59,14 @@ _PARENT = RP.alias('summary_parent')
 
 
 @functools.lru_cache(maxsize=64)
-def _summary_document(dialect, class_ids, with_traits, nested):
+def _summary_document(dialect, class_ids, with_traits, nested, flat=False):
     """The SQL expression of a provider's summary, ``"uuid": {...}``.
 
     Built once for each form (``class_ids`` a frozenset, or None for
     every class): building it costs more than running it compiled.
+    ``flat``: the provider is known to be a root without children (see
+    flat_document); otherwise its root and parent are joined as
+    summary_root and summary_parent.
 
     The class's name is a lookup of each inventory row, not a join: in
     the correlated subquery MariaDB began the join with the classes'
@@ -82,19 +85,49 @@ def _summary_document(dialect, class_ids, with_traits, nested):
             INV.c.resource_class_id.in_(sorted(class_ids)))
     document = (sa.literal('"') + RP.c.uuid + '": {"resources": {' +
                 sa.func.coalesce(resources.scalar_subquery(), '') + '}')
-    if with_traits:
+    if with_traits and flat:
+        # The trait's name a lookup of each row, as the class's: joined,
+        # PostgreSQL hashed every trait for each provider (0.16 ms each).
+        trait_name = (sa.select(TRAIT.c.name)
+                      .where(TRAIT.c.id == RPT.c.trait_id)
+                      .scalar_subquery())
+        traits = (sa.select(_joined(dialect, '"' + trait_name + '"',
+                                    RPT.c.trait_id))
+                  .where(RPT.c.resource_provider_id == RP.c.id))
+    elif with_traits:
         traits = (sa.select(_joined(dialect, '"' + TRAIT.c.name + '"',
                                     RPT.c.trait_id))
                   .select_from(RPT.join(TRAIT,
                                         TRAIT.c.id == RPT.c.trait_id))
                   .where(RPT.c.resource_provider_id == RP.c.id))
+    if with_traits:
         document = (document + ', "traits": [' +
                     sa.func.coalesce(traits.scalar_subquery(), '') + ']')
-    if nested:
+    if nested and flat:
+        document = (document + ', "parent_provider_uuid": null, '
+                    '"root_provider_uuid": "' + RP.c.uuid + '"')
+    elif nested:
         document = (document + ', "parent_provider_uuid": ' +
                     sa.func.coalesce('"' + _PARENT.c.uuid + '"', 'null') +
                     ', "root_provider_uuid": "' + _ROOT.c.uuid + '"')
     return document + '}'
+
+
+def flat_document(connection, class_ids, with_traits, nested):
+    """A provider's summary as a column of the statement that finds it.
+
+    For a provider with neither parent nor children, such as every
+    provider of a flat cloud: its own uuid is its root's. Read with the
+    providers of a lone flat group, the summaries cost no statement of
+    their own (a round trip, PostgreSQL's planning, and a join of the
+    providers found again: 1 to 1.5 ms of about 10 for 161 providers).
+    """
+    dialect = connection.dialect.name
+    if dialect == 'mysql':
+        rp_db.raise_group_concat_limit(connection)
+    return _summary_document(
+        dialect, None if class_ids is None else frozenset(class_ids),
+        with_traits, nested, flat=True)
 
 
 def _resource_text(dialect, class_name=RC.c.name):
