@@ -70,16 +70,17 @@ class _Plan(object):
     def __init__(self, space):
         self.space = space
         levels = space.levels
-        sizes = [sum(len(options) for options in level.options.values())
-                 for level in levels]
         order = [i for i, level in enumerate(levels) if not level.granular]
-        order += sorted((i for i, level in enumerate(levels)
-                         if level.granular), key=lambda i: sizes[i])
+        # Only the granular levels are ordered by their size.
+        sizes = {i: sum(len(options) for options in level.options.values())
+                 for i, level in enumerate(levels) if level.granular}
+        order += sorted(sizes, key=lambda i: sizes[i])
         self.order = order
         self.levels = [levels[i] for i in order]
         depth = len(self.levels)
         # Where each level of the space is in the walk's order.
         self.place = [order.index(i) for i in range(depth)]
+        self.in_order = order == list(range(depth))
         self.last_unsuffixed = max(
             (k for k, level in enumerate(self.levels) if not level.granular),
             default=-1)
@@ -400,6 +401,10 @@ def _products(plan, anchor, rng):
         for opts in options:
             rng.shuffle(opts)
     place = plan.place
+    if plan.in_order:
+        # The walk's order is the space's: each combination is one.
+        yield from itertools.product(*options)
+        return
     for combination in itertools.product(*options):
         yield tuple([combination[j] for j in place])
 

@@ -324,6 +324,9 @@ class _Renderer(object):
         for k, suffix in enumerate(suffixes):
             if suffixes.count(suffix) > 1:
                 self.shared.setdefault(quoted[suffix], []).append(k)
+        # {pattern: template} (candidate()).
+        self.templates = {}
+        self.identity = tuple(range(len(levels)))
 
     def _resources(self, resources):
         return '{%s}' % ', '.join('%s: %d' % (self.quoted[name], amount)
@@ -345,29 +348,28 @@ class _Renderer(object):
             text = self.added_up[ks] = self._resources(amounts.items())
         return text
 
-    def _allocation(self, rp, resources_text):
+    def _allocation(self, provider, resources_text):
         if self.dict_form:
-            return '%s: {"resources": %s}' % (self.providers[rp],
-                                              resources_text)
+            return '%s: {"resources": %s}' % (provider, resources_text)
         return '{"resource_provider": {"uuid": %s}, "resources": %s}' % (
-            self.providers[rp], resources_text)
+            provider, resources_text)
 
-    def candidate(self, candidate):
+    def _text(self, candidate, providers):
+        """A candidate's text, ``providers`` {provider: its quoted uuid}."""
         rps = [candidate[k] for k in self.resourced]
         if len(set(rps)) == len(rps):
-            parts = [self._allocation(rp, self.resources[k])
+            parts = [self._allocation(providers[rp], self.resources[k])
                      for k, rp in zip(self.resourced, rps)]
         else:
             by_provider = {}
             for k, rp in zip(self.resourced, rps):
                 by_provider.setdefault(rp, []).append(k)
-            parts = [self._allocation(rp, self._added_up(tuple(ks)))
+            parts = [self._allocation(providers[rp], self._added_up(tuple(ks)))
                      for rp, ks in by_provider.items()]
         if not self.dict_form:
             return '{"allocations": [%s]}' % ', '.join(parts)
         if not self.with_mappings:
             return '{"allocations": {%s}}' % ', '.join(parts)
-        providers = self.providers
         mappings = ['%s: [%s]' % (suffix, providers[candidate[k]])
                     for k, suffix in self.single]
         for suffix, ks in self.shared.items():
@@ -380,10 +382,43 @@ class _Renderer(object):
         return '{"allocations": {%s}, "mappings": {%s}}' % (
             ', '.join(parts), ', '.join(mappings))
 
+    def _template(self, pattern):
+        """The text of the candidates of ``pattern``, for str.format.
+
+        ``pattern`` says which level took which of a candidate's
+        distinct providers (numbered in order of first appearance): the
+        text is the same for all its candidates but for their uuids, so
+        it is written once, with a field for each uuid.
+        """
+        slots = {index: '\x00%d\x00' % index for index in set(pattern)}
+        text = self._text(pattern, slots)
+        text = text.replace('{', '{{').replace('}', '}}')
+        return re.sub('\x00([0-9]+)\x00', r'{\1}', text)
+
     def allocation_requests(self):
-        """The JSON text of the list of allocation requests."""
-        return '[%s]' % ', '.join(self.candidate(candidate)
-                                  for candidate in self.answer.candidates)
+        """The JSON text of the list of allocation requests.
+
+        A candidate's distinct providers in order of first appearance
+        name its pattern; where none repeats (most candidates), the
+        pattern is 0, 1, ... Its text is its pattern's template with
+        their uuids.
+        """
+        templates = self.templates
+        identity = self.identity
+        uuid_text = self.providers.__getitem__
+        distinct_of = dict.fromkeys
+        texts = []
+        for candidate in self.answer.candidates:
+            distinct = list(distinct_of(candidate))
+            if len(distinct) == len(candidate):
+                pattern = identity
+            else:
+                pattern = tuple(map(distinct.index, candidate))
+            template = templates.get(pattern)
+            if template is None:
+                template = templates[pattern] = self._template(pattern)
+            texts.append(template.format(*map(uuid_text, distinct)))
+        return '[%s]' % ', '.join(texts)
 
 
 def answer_text(answer, version):

@@ -377,9 +377,14 @@ class _Builder(object):
             .select_from(INV.join(RP, RP.c.id == INV.c.resource_provider_id))
             .where(*conditions).group_by(*provider)
             .order_by(RP.c.id)).all()
+        # Few providers' lists of classes differ: each is read once.
+        class_lists = {}
         for row in rows:
-            rp, root, parent, uuid, classes = row[:5]
-            classes = [int(rc_id) for rc_id in classes.split(',')]
+            rp, root, parent, uuid, text = row[:5]
+            classes = class_lists.get(text)
+            if classes is None:
+                classes = class_lists[text] = [
+                    int(rc_id) for rc_id in text.split(',')]
             if flags:
                 yield rp, root, parent, uuid, classes, row[5], row[6]
             else:
@@ -653,10 +658,15 @@ def _get_candidates(context, request, options, all_classes, with_traits):
     candidates = list(search.search(space, options, request.limit))
     if not candidates:
         return Answer()
-    # The providers the candidates allocate from.
-    allocating = {rp for candidate in candidates
-                  for level, rp in zip(space.levels, candidate)
-                  if level.resources}
+    # The providers the candidates allocate from: where every level
+    # takes resources (always, but for a resourceless granular group),
+    # all they name, gathered in C.
+    if all(level.resources for level in space.levels):
+        allocating = set().union(*candidates)
+    else:
+        allocating = {rp for candidate in candidates
+                      for level, rp in zip(space.levels, candidate)
+                      if level.resources}
     # Below 1.29 the summaries are of those providers alone.
     only = None if request.nested_aware else allocating
     roots = {space.root_of[rp] for rp in allocating}
