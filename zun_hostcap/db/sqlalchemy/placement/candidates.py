@@ -277,6 +277,12 @@ class _Builder(object):
                         int(anchor) for anchor in anchors.split(','))
         return {rp: self._anchors_of[rp] for rp in sharing_ids}
 
+    def _remember(self, rp, root, parent, uuid):
+        """A provider read: its root, parent and uuid, for the answer."""
+        self.root_of[rp] = root
+        self.parent_of[rp] = parent
+        self.uuid_of[rp] = uuid
+
     def _pairs(self, conditions, first=None):
         """[(provider id, root id)] of the providers meeting conditions.
 
@@ -285,9 +291,7 @@ class _Builder(object):
         pairs = []
         for rp, root, parent, uuid in _rows(self.context, conditions,
                                             first):
-            self.root_of[rp] = root
-            self.parent_of[rp] = parent
-            self.uuid_of[rp] = uuid
+            self._remember(rp, root, parent, uuid)
             pairs.append((rp, root))
         return pairs
 
@@ -304,7 +308,6 @@ class _Builder(object):
         sharing = [rp for rp, _root in pairs if rp in self.sharing]
         anchors_of = self.anchors_of(sharing) if sharing else {}
         for rp, root in pairs:
-            self.root_of[rp] = root
             if self._allowed(root):
                 options.setdefault(root, []).append(rp)
             for anchor in anchors_of.get(rp, ()):
@@ -405,9 +408,7 @@ class _Builder(object):
         shared = {rc_id: [] for rc_id, _amount in resources}
         for rp, root, parent, uuid, classes, is_own, is_shared in (
                 self._class_rows(group, tree_root, sharing)):
-            self.root_of[rp] = root
-            self.parent_of[rp] = parent
-            self.uuid_of[rp] = uuid
+            self._remember(rp, root, parent, uuid)
             for rc_id in classes:
                 if is_own:
                     own[rc_id].append((rp, root))
@@ -550,9 +551,7 @@ class _Builder(object):
         for row in _rows(self.context, conditions, self._first_only(),
                          columns):
             rp, root, parent, uuid = row[:4]
-            self.root_of[rp] = root
-            self.parent_of[rp] = parent
-            self.uuid_of[rp] = uuid
+            self._remember(rp, root, parent, uuid)
             if columns:
                 self.summary_of[rp] = row[4]
             if self._allowed(root):
