@@ -201,7 +201,8 @@ class _Builder(object):
     """Builds the SearchSpace of a request, then names the answer."""
 
     def __init__(self, context, request, names,
-                 options=candidate_request.SearchOptions()):
+                 options=candidate_request.SearchOptions(),
+                 summary_form=None):
         self.context = context
         self.request = request
         self.names = names
@@ -219,8 +220,9 @@ class _Builder(object):
         # Known to hold no tree of more than one provider (space()).
         self.flat = False
         # (class ids, with traits, nested) of the answer's summaries,
-        # read by flat_level with the providers if set; and the texts.
-        self.summary_form = None
+        # read by flat_level with the providers if it can; and the texts
+        # read so.
+        self.summary_form = summary_form
         self.summary_of = None
         self.parent_of = {}
         self.uuid_of = {}
@@ -361,8 +363,13 @@ class _Builder(object):
         if group.forbidden_aggs:
             shared.append(~rp_filter.in_aggregates(RP.c.id,
                                                    group.forbidden_aggs))
-        provider = (RP.c.id, RP.c.root_provider_id, RP.c.parent_provider_id,
-                    RP.c.uuid)
+        if self.flat:
+            # Each provider is its own root, without parent: two values
+            # a row fewer for the driver to decode.
+            provider = (RP.c.id, RP.c.uuid)
+        else:
+            provider = (RP.c.id, RP.c.uuid, RP.c.root_provider_id,
+                        RP.c.parent_provider_id)
         columns = list(provider) + [sa.func.aggregate_strings(
             sa.cast(INV.c.resource_class_id, sa.String), ',')]
         # Without aggregates in the group both hold of every row (shared
@@ -382,14 +389,21 @@ class _Builder(object):
             .order_by(RP.c.id)).all()
         # Few providers' lists of classes differ: each is read once.
         class_lists = {}
+        width = len(provider)
+        root, parent = None, None
         for row in rows:
-            rp, root, parent, uuid, text = row[:5]
+            if width == 2:
+                rp, uuid, text = row[:3]
+                root = rp
+            else:
+                rp, uuid, root, parent, text = row[:5]
             classes = class_lists.get(text)
             if classes is None:
                 classes = class_lists[text] = [
                     int(rc_id) for rc_id in text.split(',')]
             if flags:
-                yield rp, root, parent, uuid, classes, row[5], row[6]
+                yield (rp, root, parent, uuid, classes, row[width + 1],
+                       row[width + 2])
             else:
                 yield rp, root, parent, uuid, classes, True, rp in sharing
 
@@ -404,15 +418,23 @@ class _Builder(object):
                      if group.in_tree else None)
         sharing = self.sharing if tree_root is None else frozenset()
         resources = self.names.resources(group)
-        own = {rc_id: [] for rc_id, _amount in resources}
+        allowed = self.allowed_anchors
+        # Each class's options as the rows come, in provider id order: a
+        # tree's own providers, then (below) the sharing ones.
+        own = {rc_id: {} for rc_id, _amount in resources}
         shared = {rc_id: [] for rc_id, _amount in resources}
         for rp, root, parent, uuid, classes, is_own, is_shared in (
                 self._class_rows(group, tree_root, sharing)):
             self._remember(rp, root, parent, uuid)
-            for rc_id in classes:
-                if is_own:
-                    own[rc_id].append((rp, root))
-                if is_shared:
+            if is_own and (allowed is None or root in allowed):
+                for rc_id in classes:
+                    options = own[rc_id]
+                    if root in options:
+                        options[root].append(rp)
+                    else:
+                        options[root] = [rp]
+            if is_shared:
+                for rc_id in classes:
                     shared[rc_id].append((rp, root))
         sharing_options = {rp for pairs in shared.values()
                            for rp, _root in pairs}
@@ -428,10 +450,7 @@ class _Builder(object):
                         RP.c.id, group.forbidden_aggs))).scalars())
         levels = []
         for rc_id, amount in resources:
-            options = {}
-            for rp, root in own[rc_id]:
-                if self._allowed(root):
-                    options.setdefault(root, []).append(rp)
+            options = own[rc_id]
             for rp, root in shared[rc_id]:
                 for anchor in anchors_of[rp]:
                     if (anchor != root and self._allowed(anchor) and
@@ -567,8 +586,9 @@ class _Builder(object):
         for group in request.groups:
             if group.use_same_provider:
                 continue
-            if not self.sharing and not self.has_trees():
+            if not self.has_trees():
                 self.flat = True
+            if self.flat and not self.sharing:
                 levels.append(self.flat_level(group))
             else:
                 unsuffixed = group
@@ -648,9 +668,8 @@ def _get_candidates(context, request, options, all_classes, with_traits):
     names = _Names(context, request)
     class_ids = None if all_classes else set(names.class_ids.values())
     try:
-        builder = _Builder(context, request, names, options)
-        builder.summary_form = (class_ids, with_traits,
-                                request.nested_aware)
+        builder = _Builder(context, request, names, options,
+                           (class_ids, with_traits, request.nested_aware))
         space = builder.space()
     except _Empty:
         return Answer()
@@ -680,7 +699,8 @@ def _get_candidates(context, request, options, all_classes, with_traits):
     else:
         summaries = provider_summaries.text(context, roots, only,
                                             class_ids, with_traits,
-                                            request.nested_aware)
+                                            request.nested_aware,
+                                            flat=builder.flat)
     class_names = {id_: name for name, id_ in names.class_ids.items()}
     return _answer(context, space, candidates, builder.uuid_of, summaries,
                    class_names)

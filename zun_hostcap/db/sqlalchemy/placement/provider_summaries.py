@@ -212,7 +212,7 @@ def _grouped_statement(class_ids, with_traits, nested, by_root):
             .where(rp_col == sa.any_(ids)).order_by(RP.c.id))
 
 
-def text(context, roots, only, class_ids, with_traits, nested):
+def text(context, roots, only, class_ids, with_traits, nested, flat=False):
     """The inside of the provider summaries' JSON object.
 
     In the caller's read transaction.
@@ -225,6 +225,9 @@ def text(context, roots, only, class_ids, with_traits, nested):
         for all of a provider's;
     :param with_traits: a summary shows the provider's traits (1.17);
     :param nested: it shows the parent's and root's uuids (1.29).
+    :param flat: every provider of ``only`` is known to be a root without
+        children: on MariaDB and SQLite, no root or parent is joined
+        (see flat_document).
     """
     connection = context.session.connection()
     dialect = connection.dialect.name
@@ -237,9 +240,12 @@ def text(context, roots, only, class_ids, with_traits, nested):
             query, {'ids': ids}).scalars().all())
     document = _summary_document(
         dialect, None if class_ids is None else frozenset(class_ids),
-        with_traits, nested)
-    froms = (RP.join(_ROOT, _ROOT.c.id == RP.c.root_provider_id)
-             .outerjoin(_PARENT, _PARENT.c.id == RP.c.parent_provider_id))
+        with_traits, nested, flat=flat)
+    froms = RP
+    if not flat:
+        froms = (RP.join(_ROOT, _ROOT.c.id == RP.c.root_provider_id)
+                 .outerjoin(_PARENT,
+                            _PARENT.c.id == RP.c.parent_provider_id))
     if dialect == 'mysql':
         rp_db.raise_group_concat_limit(connection)
         # A row for up to LISTING_CHUNK providers: PyMySQL decodes each
