@@ -253,8 +253,8 @@ def served_floor(client_class, body, pairs, server, database=DATABASE):
         [path for path in [os.environ.get('PYTHONPATH')] if path]))
     process = benchlib.WSGIServer('floor', 'pair_floor:SERVED', 8, env,
                                   os.path.join(workdir, 'floor.log'))
-    process.start()
     try:
+        process.start()
         client = client_class(process.port)
 
         def pair():
