@@ -945,10 +945,15 @@ def floor(args, rows, engines):
     except Exception as exc:   # noqa: B902  the table stands without it
         return 'floor of a pair not measured: %s: %s' % (
             type(exc).__name__, exc)
+    database = args.database_prefix + 'floor'
     for engine in engines:
+        server = pair_floor.database_server(
+            engine.name, args.mysql_url, args.postgresql_url)
         try:
-            sql_ms = pair_floor.sql_floor(pair_floor.database_server(
-                engine.name, args.mysql_url, args.postgresql_url), pairs)
+            sql_ms = pair_floor.sql_floor(server, pairs, database)
+            served_ms = pair_floor.served_floor(
+                Client, pair_body(str(uuid.uuid4())), pairs, server,
+                database)
         except Exception as exc:   # noqa: B902  the table stands without it
             texts.append('floor of a pair on %s not measured: %s: %s' % (
                 engine.name, type(exc).__name__, exc))
@@ -961,7 +966,8 @@ def floor(args, rows, engines):
                                               ('theirs', theirs))
                          if result.rate}
         texts.append(pair_floor.report(http_ms, sql_ms, times.get('theirs'),
-                                       engine.name, times.get('ours')))
+                                       engine.name, times.get('ours'),
+                                       served_ms))
     return '\n\n'.join(texts)
 
 

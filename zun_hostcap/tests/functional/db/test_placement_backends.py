@@ -32,6 +32,7 @@ from zun_hostcap.tests.unit.placement import test_resource_providers
 
 ConcurrentAllocationsMixin = test_allocations.ConcurrentAllocationsMixin
 ConcurrentReshapeMixin = test_reshaper.ConcurrentReshapeMixin
+DeleteByConsumerMixin = test_allocations.DeleteByConsumerMixin
 LookupTests = test_resource_classes.LookupTests
 ListingTests = test_resource_providers.ListingTests
 ThrowAwayDatabase = test_resource_classes.ThrowAwayDatabase
@@ -76,7 +77,8 @@ def use_postgresql(test):
     return test.useFixture(fixtures.Database(connection=db.url))
 
 
-class MariaDBAllocationsTestCase(ConcurrentAllocationsMixin, base.TestCase):
+class MariaDBAllocationsTestCase(ConcurrentAllocationsMixin,
+                                 DeleteByConsumerMixin, base.TestCase):
 
     def setUp(self):
         super().setUp()
@@ -84,7 +86,7 @@ class MariaDBAllocationsTestCase(ConcurrentAllocationsMixin, base.TestCase):
 
 
 class PostgreSQLAllocationsTestCase(ConcurrentAllocationsMixin,
-                                    base.TestCase):
+                                    DeleteByConsumerMixin, base.TestCase):
 
     def setUp(self):
         super().setUp()

@@ -20,6 +20,7 @@ import sqlalchemy as sa
 from zun_hostcap.common import context as zun_context
 from zun_hostcap.common import exception
 from zun_hostcap.db.sqlalchemy.placement import allocations as alloc_db
+from zun_hostcap.db.sqlalchemy.placement import common
 from zun_hostcap.db.sqlalchemy.placement import consumers as consumer_db
 from zun_hostcap.db.sqlalchemy.placement import inventories as inv_db
 from zun_hostcap.db.sqlalchemy.placement import resource_providers as rp_db
@@ -313,3 +314,54 @@ class ConcurrentAllocationsMixin(object):
         generation, usages = usage_db.get_by_provider(ctx, rp)
         self.assertEqual({'VCPU': 10}, usages)
         self.assertEqual(11, generation)
+
+
+class DeleteByConsumerMixin(object):
+    """A DELETE takes the consumer's allocations and row, and no other."""
+
+    def test_delete_by_consumer(self):
+        ctx = zun_context.get_admin_context()
+        rp = uuidutils.generate_uuid()
+        rp_db.create(ctx, rp, 'rp')
+        inv_db.replace_all(ctx, rp, 0, {'VCPU': {'total': 10}})
+        gone, kept, bare = [uuidutils.generate_uuid() for _ in range(3)]
+        for consumer in (gone, kept, bare):
+            alloc_db.replace_all(ctx, {consumer: request(
+                {rp: {'VCPU': 1}}, consumer_type='INSTANCE')})
+        # A consumer row left without allocations.
+        with common.context_manager.writer.using(ctx) as session:
+            session.execute(alloc_db.ALLOC.delete().where(
+                alloc_db.ALLOC.c.consumer_id == bare))
+
+        report = common.WriteReport()
+        alloc_db.delete_by_consumer(ctx, gone, report=report)
+        self.assertEqual(
+            alloc_db.Held('proj', 'user', 'INSTANCE', 1, {rp: {'VCPU': 1}}),
+            report.state)
+        self.assertRaises(exception.ConsumerNotFound,
+                          consumer_db.get_by_uuid, ctx, gone)
+        self.assertRaises(exception.AllocationsNotFound,
+                          alloc_db.delete_by_consumer, ctx, gone)
+        # The others are as they were; the one without allocations is
+        # refused and stays.
+        self.assertEqual(1, consumer_db.get_by_uuid(ctx, kept).generation)
+        self.assertEqual(
+            [(rp, 'VCPU', 1)],
+            [(a['resource_provider_uuid'], a['resource_class'], a['used'])
+             for a in alloc_db.get_by_consumer(ctx, kept)])
+        self.assertRaises(exception.AllocationsNotFound,
+                          alloc_db.delete_by_consumer, ctx, bare)
+        self.assertEqual(bare, consumer_db.get_by_uuid(ctx, bare).uuid)
+        self.assertEqual({'VCPU': 1}, usage_db.get_by_provider(ctx, rp)[1])
+
+        alloc_db.delete_by_consumer(ctx, kept)
+        self.assertRaises(exception.ConsumerNotFound,
+                          consumer_db.get_by_uuid, ctx, kept)
+        self.assertEqual({'VCPU': 0}, usage_db.get_by_provider(ctx, rp)[1])
+
+
+class DeleteByConsumerTestCase(DeleteByConsumerMixin, base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.useFixture(fixtures.Database())
