@@ -45,6 +45,9 @@ table gives requests (or, for the scheduler loop, placements) per second
 of both, the ratio, the number of candidates each answered and each
 server's peak RSS. A query Placement does not answer within
 ``--timeout`` seconds (60) is shown as such and its server stopped.
+Under the table, for the flat queries of (a), their floor
+(``candidates_floor.py``: our statements alone, and the same answer's
+bytes through waitress), measured on the database loaded for our server.
 
 Run it with the Python of an environment where zun-hostcap is installed
 (such as ``.tox/functional/bin/python``)::
