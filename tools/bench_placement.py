@@ -45,6 +45,9 @@ table gives requests (or, for the scheduler loop, placements) per second
 of both, the ratio, the number of candidates each answered and each
 server's peak RSS. A query Placement does not answer within
 ``--timeout`` seconds (60) is shown as such and its server stopped.
+Under the table, for the flat queries of (a), their floor
+(``candidates_floor.py``: our statements alone, and the same answer's
+bytes through waitress), measured on the database loaded for our server.
 
 Run it with the Python of an environment where zun-hostcap is installed
 (such as ``.tox/functional/bin/python``)::
@@ -90,6 +93,7 @@ import uuid
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchlib  # noqa: E402  (tools/ is no package)
 import candidate_scenarios  # noqa: E402
+import candidates_floor  # noqa: E402
 import pair_floor  # noqa: E402
 import placement_peer  # noqa: E402
 
@@ -978,7 +982,9 @@ def _candidate_server(side, engine, tmp, tag):
     workdir = os.path.join(tmp, '%s-%s-%s' % (engine.name, side.name, tag))
     os.makedirs(workdir)
     side.setup(workdir, engine)
-    server = side.server(workdir, engine.url(side.name))
+    url = engine.url(side.name)   # a fresh database
+    server = side.server(workdir, url)
+    server.workdir, server.url = workdir, url
     _RUNNING.add(server)
     server.start()
     return server
@@ -1036,6 +1042,8 @@ def _measure(side, engine, tmp, tag, scenario, queries, timeout):
                                   '%.1f ms' % figures.p50), flush=True)
             if figures.timed_out:
                 break   # the server is still at it: no fair next query
+        if scenario.floor and isinstance(side, Ours):
+            _measure_floors(engine, server, queries, results)
         rss = candidate_scenarios.peak_rss_mb(server.process.pid)
         for figures in results.values():
             figures.rss_mb = rss
@@ -1052,6 +1060,35 @@ def _measure(side, engine, tmp, tag, scenario, queries, timeout):
             engine.drop(side.name)
         except Exception as exc:   # noqa: B902
             print('  could not clean up after %s: %s' % (side.label, exc))
+
+
+def _measure_floors(engine, server, queries, results):
+    """Each query's floor (candidates_floor), on our loaded database."""
+    config = os.path.join(server.workdir, 'zun-hostcap.conf')
+    requests = (20 if candidate_scenarios.Query.most_iterations
+                else candidates_floor.DEFAULT_REQUESTS)
+    for query in queries:
+        figures = results.get(query.label)
+        if figures is None or figures.error:
+            continue
+        try:
+            figures.floor = candidates_floor.measure(
+                engine.name, server.url, config, query.path, Client,
+                requests)
+        except Exception as exc:   # noqa: B902  the table stands without it
+            figures.floor = '%s: %s' % (type(exc).__name__, exc)
+
+
+def floors_text(rows):
+    """The floors of the queries that have one, under their table."""
+    texts = []
+    for engine, label, _variant, _query, ours, theirs in rows:
+        if isinstance(ours.floor, str):
+            texts.append('floor of %s on %s not measured: %s' % (
+                label, engine, ours.floor))
+        elif ours.floor is not None:
+            texts.append(ours.floor.report(label, theirs.p50, ours.p50))
+    return '\n\n'.join(texts)
 
 
 def run_candidates(args, engines, theirs_python, tmp):
@@ -1309,6 +1346,10 @@ def main(argv=None):
                 shutil.rmtree(tmp, ignore_errors=True)
         print()
         print(candidates_table(rows))
+        floors = floors_text(rows)
+        if floors:
+            print()
+            print(floors)
         return 0
     rows = []
     notification_rows = []

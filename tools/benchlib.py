@@ -58,7 +58,8 @@ CACHE_DIR = os.environ.get('ZUN_HOSTCAP_BENCH_CACHE',
                            os.path.join(REPO, '.bench'))
 
 # Run with a Python of its own: waitress serving the WSGI application
-# named module:attribute ("hello" for a hello-world one), optionally
+# named module:attribute ("hello" for a hello-world one, "bytes:FILE" for
+# one that answers every request with the bytes of FILE), optionally
 # profiled request by request (cProfile in the thread that serves the
 # request, merged in one file written on SIGTERM). The same code for
 # every server a tool compares, so the server is the same.
@@ -68,11 +69,16 @@ import waitress
 target, port, threads, profile = sys.argv[1:5]
 # An application may parse the command line as its own (Keystone does).
 del sys.argv[1:]
-if target == 'hello':
+if target == 'hello' or target.startswith('bytes:'):
+    answer = b'{}'
+    if target != 'hello':
+        with open(target[6:], 'rb') as f:
+            answer = f.read()
+    length = str(len(answer))
     def application(environ, start_response):
         start_response('200 OK', [('Content-Type', 'application/json'),
-                                  ('Content-Length', '2')])
-        return [b'{}']
+                                  ('Content-Length', length)])
+        return [answer]
 else:
     module, _, attribute = target.partition(':')
     application = getattr(importlib.import_module(module), attribute)
@@ -233,7 +239,8 @@ def console_script(name, python=None):
 class WSGIServer(Process):
     """``SERVE`` in a process of its own, stopped by its own pid.
 
-    :param target: module:attribute of the WSGI application, or "hello".
+    :param target: module:attribute of the WSGI application, "hello", or
+        "bytes:FILE" (an application that answers FILE's bytes).
     :param python: the Python that serves it (this one by default).
     :param env: its environment (its configuration is found through it).
     :param profile: a file to write the merged profile into on stop.

@@ -133,6 +133,9 @@ class Scenario(object):
     # Ours is served once with ours_config, unless this is True: then
     # once per variant, with the variant's configuration too.
     ours_follows_variants = False
+    # Whether the floor of each query (candidates_floor) is measured on
+    # our loaded database.
+    floor = False
 
     def __init__(self, scale=1.0):
         self.scale = scale
@@ -156,6 +159,7 @@ class Scenario(object):
 class FlatPerfload(Scenario):
     key = 'a'
     title = 'perfload, flat: 1,000 providers'
+    floor = True
     TRAITS = ('HW_CPU_X86_AVX', 'HW_CPU_X86_AVX2', 'HW_CPU_X86_SSE',
               'HW_CPU_X86_SSE2', 'STORAGE_DISK_SSD')
 
@@ -510,6 +514,8 @@ class Figures(object):
         self.timed_out = False
         self.conflicts = 0
         self.over = None
+        # candidates_floor.Floor of the query (ours), or why it is not.
+        self.floor = None
 
     @property
     def rate(self):

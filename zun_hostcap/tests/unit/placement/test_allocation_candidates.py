@@ -357,6 +357,40 @@ class CandidateTests(object):
         self.assertLess({'cn0', 'cn2'}, names)
         self.assertLessEqual(names, {'cn0', 'cn2', 'cn3', 'cn4', 'cn5'})
 
+    def test_a_flat_request_asked_again(self):
+        # The statement of a lone flat group is kept between requests:
+        # the answer still follows the database, and requests that differ
+        # in any value get their own.
+        self.provider('cn1', VCPU=4, traits=['HW_CPU_X86_AVX2'],
+                      aggregates=[AGG1])
+        self.provider('cn2', VCPU=4, aggregates=[AGG2])
+
+        def each(amount, *names):
+            return [[(name, [('VCPU', amount)])] for name in names]
+        for _again in range(2):
+            self.assertEqual(each(2, 'cn1', 'cn2'),
+                             self.candidates(group(VCPU=2)))
+        self.allocate('cn1', VCPU=3)
+        self.assertEqual(each(2, 'cn2'), self.candidates(group(VCPU=2)))
+        self.assertEqual(each(1, 'cn1', 'cn2'),
+                         self.candidates(group(VCPU=1)))
+        self.assertEqual(each(1, 'cn1'),
+                         self.candidates(group(VCPU=1), limit=1))
+        self.assertEqual(each(1, 'cn2'),
+                         self.candidates(group(VCPU=1, member_of=[[AGG2]]),
+                                         limit=1))
+        self.assertEqual([], self.candidates(
+            group(VCPU=2, required=['HW_CPU_X86_AVX2'])))
+        trait_db.set_for_provider(self.context, self.uuids['cn2'],
+                                  ['HW_CPU_X86_AVX2'])
+        self.assertEqual(each(2, 'cn2'), self.candidates(
+            group(VCPU=2, required=['HW_CPU_X86_AVX2'])))
+        self.assertEqual([], self.candidates(
+            group(VCPU=1, forbidden=['HW_CPU_X86_AVX2'])))
+        summary = self.answer(group(VCPU=1))['provider_summaries']
+        self.assertEqual(['HW_CPU_X86_AVX2'],
+                         summary[self.uuids['cn2']]['traits'])
+
     def test_statements_do_not_grow_with_providers(self):
         statements = []
 
