@@ -38,10 +38,12 @@ Run it with the Python of an environment where zun-hostcap is installed
 
     python tools/bench_metrics.py [--providers N] [--only sqlite|mysql]
                                   [--scrapes N] [--walk-threads N]
+                                  [--database-prefix PREFIX]
 
 MariaDB is expected on 127.0.0.1:3306 with a root user without password
-(``--mysql-url`` to change it); the database ``bench_metrics`` is created
-and dropped. Every server is started by its own pid and stopped by it.
+(``--mysql-url`` to change it); the database ``bench_metrics`` (another
+prefix than ``bench_`` with ``--database-prefix``) is created and
+dropped. Every server is started by its own pid and stopped by it.
 """
 
 import argparse
@@ -51,6 +53,7 @@ import http.client
 import json
 import os
 import platform
+import re
 import shutil
 import signal
 import sqlite3
@@ -64,7 +67,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchlib  # noqa: E402  (tools/ is no package)
 
 DEFAULT_MYSQL_URL = 'mysql+pymysql://root@127.0.0.1:3306/'
-DATABASE = 'bench_metrics'
+# The database made on MariaDB, after the run's prefix.
+DATABASE = 'metrics'
+DEFAULT_DATABASE_PREFIX = 'bench_'
 SERVER_THREADS = 8
 MICROVERSION = 'placement 1.39'
 TARGET_MS = 200.0
@@ -287,9 +292,9 @@ def breakdown(url, repeats):
             began = time.perf_counter()
             rows = placement_db.capacity(ctxt)
             fetched = time.perf_counter()
-            body = metrics_api.placement_text(rows, True).encode()
+            text = list(metrics_api.placement_families(rows, True))
             rendered = time.perf_counter()
-            metrics_api._gzip(body)
+            metrics_api._gzip(text)
             done = time.perf_counter()
             for name, seconds in (('statement', fetched - began),
                                   ('text', rendered - fetched),
@@ -360,17 +365,18 @@ class SQLiteEngine(object):
 class MySQLEngine(object):
     name = 'mysql'
 
-    def __init__(self, admin_url):
+    def __init__(self, admin_url, prefix=DEFAULT_DATABASE_PREFIX):
         self.server = benchlib.MariaDB(admin_url)
+        self.database = prefix + DATABASE
 
     def url(self):
-        return self.server.fresh(DATABASE)
+        return self.server.fresh(self.database)
 
     def version(self):
         return self.server.version()
 
     def drop(self):
-        self.server.drop(DATABASE)
+        self.server.drop(self.database)
 
 
 def measure(engine, tmp, args):
@@ -464,10 +470,16 @@ def main(argv=None):
     parser.add_argument('--mysql-url', default=DEFAULT_MYSQL_URL,
                         help='an administrator URL of the MariaDB server '
                         '(default %(default)s)')
+    parser.add_argument('--database-prefix', default=DEFAULT_DATABASE_PREFIX,
+                        help='the name of the database made on MariaDB: '
+                        'PREFIX + %s (default %%(default)s)' % DATABASE)
     args = parser.parse_args(argv)
     if args.providers < 1 or args.scrapes < 1 or args.walk_threads < 1:
         parser.error('--providers, --scrapes and --walk-threads must be '
                      'at least 1')
+    if not re.fullmatch('[a-z_][a-z0-9_]{0,40}', args.database_prefix):
+        parser.error('--database-prefix: lower-case letters, digits and _ '
+                     'only, not a digit first')
     try:
         import zun_hostcap  # noqa: F401
     except ImportError:
@@ -481,7 +493,7 @@ def main(argv=None):
     if args.only in (None, 'sqlite'):
         engines.append(SQLiteEngine(tmp))
     if args.only in (None, 'mysql'):
-        engines.append(MySQLEngine(args.mysql_url))
+        engines.append(MySQLEngine(args.mysql_url, args.database_prefix))
     uname = platform.uname()
     print('zun-hostcap %s, waitress %s with %d threads, one process; '
           'machine: %d CPUs, %s %s; Python %s' % (

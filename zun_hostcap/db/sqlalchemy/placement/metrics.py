@@ -110,6 +110,10 @@ def _joined_capacity(chunk_bits=CHUNK_BITS):
     allocations of each provider that has some of its class, all
     separated by spaces; a names text (no class) is the inside of a
     JSON array of provider id (as a text), name pairs.
+
+    The parts come in the order of ``_from_joined``'s work: the names,
+    which a figures text needs, then the figures, then the usages, the
+    longest part for the server, while the figures are read.
     """
     used = (sa.select(ALLOC.c.resource_provider_id,
                       ALLOC.c.resource_class_id,
@@ -118,6 +122,9 @@ def _joined_capacity(chunk_bits=CHUNK_BITS):
                       ALLOC.c.resource_class_id)
             .subquery())
     return sa.union_all(
+        _joined(_NAMES, sa.func.concat(
+            '"', RP.c.id, '",', sa.func.json_quote(RP.c.name)), ',',
+            RP.c.id, RP, chunk_bits),
         _joined(_FIGURES, sa.func.concat_ws(
             ' ', INV.c.resource_provider_id, INV.c.total, INV.c.reserved,
             INV.c.allocation_ratio), ' ', INV.c.id, INV, chunk_bits,
@@ -125,22 +132,41 @@ def _joined_capacity(chunk_bits=CHUNK_BITS):
         _joined(_USAGES, sa.func.concat_ws(
             ' ', used.c.resource_provider_id, used.c.used), ' ',
             used.c.resource_provider_id, used, chunk_bits,
-            used.c.resource_class_id),
-        _joined(_NAMES, sa.func.concat(
-            '"', RP.c.id, '",', sa.func.json_quote(RP.c.name)), ',',
-            RP.c.id, RP, chunk_bits))
+            used.c.resource_class_id))
 
 
 _JOINED_CAPACITY = _joined_capacity()
 
 
+class _Figures(object):
+    """The inventories of one figures text, as columns.
+
+    ``hostnames`` is None where a provider's name had not come yet with
+    the text: they are looked up once all have come.
+    """
+
+    def __init__(self, class_id, text, names):
+        values = text.split(' ')
+        self.class_id = class_id
+        self.provider_ids = values[0::4]
+        self.totals = values[1::4]
+        self.reserved = values[2::4]
+        self.ratios = values[3::4]
+        self.hostnames = self.named(names)
+
+    def named(self, names):
+        hostnames = list(map(names.get, self.provider_ids))
+        return None if None in hostnames else hostnames
+
+
 def _from_joined(context, rows):
-    """``Capacity`` from MariaDB's joined texts.
+    """``Capacity`` from MariaDB's joined texts, read as they come.
 
     Totals, reserved amounts and usages are the decimal texts the
     database wrote, the allocation ratio its text of the number: what
     the exposition prints of them is the same as of the numbers. Each
-    step is one call over a whole column of a text.
+    step is one call over a whole column of a text, made while the
+    server writes the next texts.
     """
     names = {}
     used = collections.defaultdict(dict)
@@ -154,20 +180,23 @@ def _from_joined(context, rows):
             values = text.split(' ')
             used[class_id].update(zip(values[0::2], values[1::2]))
         else:
-            figures.append((class_id, text.split(' ')))
+            figures.append(_Figures(class_id, text, names))
     class_names = rc_db.names_for_ids(
-        context, {class_id for class_id, _values in figures})
+        context, {part.class_id for part in figures})
     inventories = Capacity([], [], [], [], [], [])
-    for class_id, values in figures:
-        provider_ids = values[0::4]
-        inventories.hostnames.extend(map(names.__getitem__, provider_ids))
-        inventories.classes.extend(
-            [class_names[class_id]] * len(provider_ids))
-        inventories.totals.extend(values[1::4])
-        inventories.reserved.extend(values[2::4])
-        inventories.ratios.extend(values[3::4])
+    for part in figures:
+        count = len(part.provider_ids)
+        # Names that came after these figures: not in the statement's
+        # order, but not wrong.
+        inventories.hostnames.extend(part.hostnames or map(
+            names.__getitem__, part.provider_ids))
+        inventories.classes.extend([class_names[part.class_id]] * count)
+        inventories.totals.extend(part.totals)
+        inventories.reserved.extend(part.reserved)
+        inventories.ratios.extend(part.ratios)
         # No allocations: 0, as Placement's usages show it.
-        inventories.used.extend(map(used[class_id].get, provider_ids,
+        inventories.used.extend(map(used[part.class_id].get,
+                                    part.provider_ids,
                                     itertools.repeat('0')))
     return inventories
 
@@ -188,4 +217,8 @@ def capacity(context):
     session = context.session
     if session.get_bind().dialect.name != 'mysql':
         return _from_rows(session.execute(_CAPACITY).all())
-    return _from_joined(context, session.execute(_JOINED_CAPACITY).all())
+    # Read as they come (an unbuffered cursor, a row at a time): the
+    # texts the server wrote first are read while it writes the next.
+    return _from_joined(context, session.execute(
+        _JOINED_CAPACITY, execution_options={'stream_results': True,
+                                             'max_row_buffer': 1}))

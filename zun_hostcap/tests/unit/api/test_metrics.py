@@ -30,6 +30,7 @@ from oslo_utils import uuidutils
 from oslo_versionedobjects import exception as ovo_exc
 from oslotest import base
 from prometheus_client import parser
+import sqlalchemy as sa
 import webob
 
 from zun_hostcap.api import app
@@ -40,6 +41,7 @@ from zun_hostcap.common import rpc
 from zun_hostcap.conductor import manager as conductor_manager
 import zun_hostcap.conf
 from zun_hostcap.db.sqlalchemy import api as sqla_api
+from zun_hostcap.db.sqlalchemy import models
 from zun_hostcap.db.sqlalchemy.placement import common as placement_common
 from zun_hostcap.db.sqlalchemy.placement import metrics as placement_db
 from zun_hostcap.tests import fixtures as zun_fixtures
@@ -276,6 +278,35 @@ class TestPlacementFamilies(MetricsTestCase):
                    if line.startswith('openstack_placement_resource_')))
         self.assertEqual(1 + 2 + 3 + 4 + 1 + 2 + 3 + 4 + 1,
                          len(expected) // 4)
+
+    def test_joined_texts_read_in_any_order_give_the_same_columns(self):
+        # MariaDB's texts are read as they come, the names first in the
+        # statement's order; figures read before their providers' names
+        # are named all the same.
+        @placement_common.reader
+        def vcpu_id(context):
+            return context.session.execute(sa.select(
+                models.ResourceClass.__table__.c.id).where(
+                models.ResourceClass.__table__.c.name == 'VCPU')).scalar()
+
+        # The API writes the standard classes at its first use.
+        self.provider('compute-1', {'VCPU': {'total': 1}})
+        ctxt = context.get_admin_context()
+        vcpu = vcpu_id(ctxt)
+        rows = [('names', None, '"1","a","2","b \\"c\\""'),
+                ('names', None, '"5","e"'),
+                ('figures', vcpu, '1 8 0 16 2 4 1 1.5'),
+                ('figures', vcpu, '5 2 0 1'),
+                ('usages', vcpu, '2 3 5 1')]
+        expected = placement_db.Capacity(
+            ['a', 'b "c"', 'e'], ['VCPU'] * 3, ['8', '4', '2'],
+            ['0', '1', '0'], ['16', '1.5', '1'], ['0', '3', '1'])
+        names, figures, usages = rows[:2], rows[2:4], rows[4:]
+        for order in (rows, figures + usages + names, usages + rows[:4],
+                      names[:1] + figures[:1] + names[1:] + figures[1:] +
+                      usages):
+            self.assertEqual(expected,
+                             placement_db._from_joined(ctxt, iter(order)))
 
     def test_label_values_are_escaped(self):
         name = 'rack "b" \\ 7 \u00e9t\u00e9'
