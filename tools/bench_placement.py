@@ -48,6 +48,14 @@ server's peak RSS. A query Placement does not answer within
 Under the table, for the flat queries of (a), their floor
 (``candidates_floor.py``: our statements alone, and the same answer's
 bytes through waitress), measured on the database loaded for our server.
+Between the load and the timing, each side's database is settled the
+same way: what the engine would do in the background after thousands
+of fresh writes is done first (PostgreSQL: ``VACUUM ANALYZE``, as
+autovacuum would; MariaDB: ``ANALYZE TABLE`` of its tables, as InnoDB's
+statistics recalculation would, then a wait until InnoDB's purge is
+through the history; SQLite: nothing), since a cloud's scheduler
+queries a database that has been steady for hours; a line says what was
+done and how long it took.
 
 Run it with the Python of an environment where zun-hostcap is installed
 (such as ``.tox/functional/bin/python``)::
@@ -90,6 +98,8 @@ import time
 import urllib.parse
 import uuid
 
+import sqlalchemy as sa
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchlib  # noqa: E402  (tools/ is no package)
 import candidate_scenarios  # noqa: E402
@@ -108,6 +118,10 @@ DEFAULT_POSTGRESQL_URL = 'postgresql+psycopg2://postgres@127.0.0.1:5432/'
 DATABASES = {'ours': 'ours', 'theirs': 'theirs', 'ours_on': 'ours_on'}
 DEFAULT_DATABASE_PREFIX = 'bench_'
 DEFAULT_RABBIT_URL = 'rabbit://guest:guest@127.0.0.1:5672/'
+# A settled MariaDB: InnoDB's history list no longer than this (other
+# clients of the server may be writing), waited for at most PURGE_WAIT s.
+PURGE_LAG = 100
+PURGE_WAIT = 60
 # Seconds an allocation candidates query may take before it is given up.
 TIMEOUT = 60
 # Where our server sends its versioned notifications: the exchange (set
@@ -169,6 +183,13 @@ class Engine(object):
     def drop(self, side):
         pass
 
+    def settle(self, side):
+        """Do now what the server would do in the background after a load.
+
+        What it does, if anything: a sentence for the output.
+        """
+        return None
+
 
 class SQLiteEngine(Engine):
     name = 'sqlite'
@@ -205,6 +226,41 @@ class MySQLEngine(Engine):
     def drop(self, side):
         self.server.drop(self.prefix + DATABASES[side])
 
+    def _execute(self, side, statements):
+        """Run ``statements`` on the database of ``side``, in autocommit."""
+        engine = sa.create_engine(self.server.admin_url +
+                                  self.prefix + DATABASES[side],
+                                  poolclass=sa.pool.NullPool,
+                                  isolation_level='AUTOCOMMIT')
+        try:
+            with engine.connect() as conn:
+                for statement in statements:
+                    conn.execute(sa.text(statement)).close()
+        finally:
+            engine.dispose()
+
+    def settle(self, side):
+        # The statistics of each table (InnoDB recomputes them in the
+        # background once a tenth of a table changed), then a wait until
+        # InnoDB's purge is through the load's history (the history list
+        # is the server's: other clients may be writing too).
+        name = self.prefix + DATABASES[side]
+        tables = [row[0] for row in self.server.execute(
+            "SELECT table_name FROM information_schema.tables "
+            "WHERE table_schema = '%s'" % name)]
+        self._execute(side, ['ANALYZE TABLE ' + ', '.join(
+            '`%s`.`%s`' % (name, table) for table in tables)])
+        deadline = time.monotonic() + PURGE_WAIT
+        while True:
+            history = int(self.server.execute(
+                "SHOW GLOBAL STATUS LIKE 'Innodb_history_list_length'"
+            )[0][1])
+            if history <= PURGE_LAG or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        return ('ANALYZE TABLE of its %d tables; InnoDB history list %d '
+                'long' % (len(tables), history))
+
 
 class PostgreSQLEngine(MySQLEngine):
     name = 'postgresql'
@@ -218,6 +274,11 @@ class PostgreSQLEngine(MySQLEngine):
             return self.server.version()
         except Exception as exc:   # noqa: B902  shown in every row too
             return 'PostgreSQL unreachable (%s)' % type(exc).__name__
+
+    def settle(self, side):
+        # What autovacuum would do: vacuum and analyze every table.
+        self._execute(side, ['VACUUM ANALYZE'])
+        return 'VACUUM ANALYZE'
 
 
 # The engines, in the order they are measured.
@@ -1006,6 +1067,24 @@ def _measure_scenario(side, engine, tmp, tag, scenario, timeout):
     return results
 
 
+def _settle(engine, side):
+    """Settle the database of ``side`` after its load, and say so.
+
+    What a database does in the background after thousands of fresh
+    writes (statistics, vacuum, purge), done before the timing: a cloud's
+    scheduler queries a database that has been steady for hours.
+    """
+    began = time.perf_counter()
+    try:
+        done = engine.settle(side.name)
+    except Exception as exc:   # noqa: B902  timed as it is then
+        print('    could not settle the database: %s' % exc, flush=True)
+        return
+    if done:
+        print('    database settled (%s) in %.1f s' % (
+            done, time.perf_counter() - began), flush=True)
+
+
 def _measure(side, engine, tmp, tag, scenario, queries, timeout):
     """{query label: Figures} of ``queries`` on one server of ``side``."""
     labels = [q.label for q in queries] or ['(f) scheduler loop']
@@ -1030,6 +1109,7 @@ def _measure(side, engine, tmp, tag, scenario, queries, timeout):
                 'loading failed: %s' % exc) for label in labels}
         print('    loaded in %.0f s' % (time.perf_counter() - began),
               flush=True)
+        _settle(engine, side)
         results = {}
         if not queries:
             results[labels[0]] = candidate_scenarios.scheduler_loop(
