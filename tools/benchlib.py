@@ -115,6 +115,21 @@ waitress.serve(application, host='127.0.0.1', port=int(port),
 '''
 
 
+# The database engines the tools measure on, and their display names.
+ENGINE_NAMES = {'sqlite': 'SQLite', 'mysql': 'MariaDB',
+                'postgresql': 'PostgreSQL'}
+
+
+def engine_list(text):
+    """An argparse type: comma-separated engines, each of ENGINE_NAMES."""
+    engines = text.split(',')
+    unknown = set(engines) - set(ENGINE_NAMES)
+    if unknown:
+        raise argparse.ArgumentTypeError('no engine %s (of %s)' % (
+            ', '.join(sorted(unknown)), ', '.join(ENGINE_NAMES)))
+    return engines
+
+
 def tool_parser(doc):
     """The argument parser of a tool that keeps a virtualenv.
 

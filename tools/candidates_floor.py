@@ -61,8 +61,7 @@ import candidate_scenarios  # noqa: E402
 WARM_UP = 20
 ROUNDS = 4
 DEFAULT_REQUESTS = 200
-ENGINE_NAMES = {'sqlite': 'SQLite', 'mysql': 'MariaDB',
-                'postgresql': 'PostgreSQL'}
+ENGINE_NAMES = benchlib.ENGINE_NAMES
 DRIVERS = {'sqlite': 'sqlite3', 'mysql': 'PyMySQL',
            'postgresql': 'psycopg2'}
 
@@ -296,7 +295,7 @@ def main(argv=None):
         description=__doc__.splitlines()[0],
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument('--engines', default='mysql,postgresql',
-                        type=lambda text: text.split(','),
+                        type=benchlib.engine_list,
                         help='of %s (comma-separated; default '
                         '%%(default)s)' % ', '.join(ENGINE_NAMES))
     parser.add_argument('--mysql-url',
@@ -314,10 +313,6 @@ def main(argv=None):
                         help='requests timed in each part (default '
                         '%(default)s)')
     args = parser.parse_args(argv)
-    unknown = set(args.engines) - set(ENGINE_NAMES)
-    if unknown:
-        parser.error('--engines: no engine %s (of %s)' % (
-            ', '.join(sorted(unknown)), ', '.join(ENGINE_NAMES)))
     if args.requests < 1:
         parser.error('--requests must be at least 1')
     name = args.database_prefix + 'floor'

@@ -59,8 +59,7 @@ DATABASE = 'bench_floor'
 WARM_UP = 100
 DEFAULT_MYSQL_URL = 'mysql+pymysql://root@127.0.0.1:3306/'
 DEFAULT_POSTGRESQL_URL = 'postgresql+psycopg2://postgres@127.0.0.1:5432/'
-ENGINE_NAMES = {'sqlite': 'SQLite', 'mysql': 'MariaDB',
-                'postgresql': 'PostgreSQL'}
+ENGINE_NAMES = benchlib.ENGINE_NAMES
 
 
 class SQLiteFiles(object):
@@ -330,7 +329,7 @@ def main(argv=None):
         description=__doc__.splitlines()[0],
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument('--engines', default='mysql',
-                        type=lambda text: text.split(','),
+                        type=benchlib.engine_list,
                         help='where the SQL part is measured, of %s '
                         '(comma-separated; default mysql)' % ', '.join(
                             ENGINE_NAMES))
@@ -346,10 +345,6 @@ def main(argv=None):
     parser.add_argument('--pairs', type=int, default=2000,
                         help='pairs timed in each part (default 2000)')
     args = parser.parse_args(argv)
-    unknown = set(args.engines) - set(ENGINE_NAMES)
-    if unknown:
-        parser.error('--engines: no engine %s (of %s)' % (
-            ', '.join(sorted(unknown)), ', '.join(ENGINE_NAMES)))
     if args.pairs < 1:
         parser.error('--pairs must be at least 1')
     body = bench_placement.pair_body(str(uuid.uuid4()))
