@@ -144,13 +144,15 @@ def _tree_root(context, uuid):
     return root
 
 
-def _own_conditions(context, group, names, resources):
+def _own_conditions(context, group, names, resources, flat=False):
     """What a provider must meet itself to serve a group alone.
 
     Traits and aggregates first: SQLite tries the conditions in their
     order, and these are cheaper than capacity (a sum of allocations)
     and usually leave few providers to try it on. _Empty for an in_tree
-    provider that does not exist.
+    provider that does not exist. ``flat``: for flat_level (on
+    PostgreSQL, the capacity of each provider the traits and aggregates
+    leave is tested by itself: see provider_filter.has_capacity).
     """
     rp_col = RP.c.id
     conditions = []
@@ -180,7 +182,8 @@ def _own_conditions(context, group, names, resources):
     if group.forbidden_aggs:
         conditions.append(~rp_filter.in_aggregates(rp_col,
                                                    group.forbidden_aggs))
-    conditions.extend(rp_filter.has_capacity(rp_col, rc_id, amount)
+    each = flat and bool(provider_sets)
+    conditions.extend(rp_filter.has_capacity(rp_col, rc_id, amount, each)
                       for rc_id, amount in resources)
     if group.in_tree:
         conditions.append(RP.c.root_provider_id ==
@@ -615,7 +618,7 @@ class _Builder(object):
                 self.context.session.connection(), *form),)
         query = sa.select(RP.c.id, RP.c.uuid, *columns)
         conditions = _own_conditions(self.context, group, self.names,
-                                     resources)
+                                     resources, flat=True)
         if conditions:
             query = query.where(*conditions)
         if first is not None:

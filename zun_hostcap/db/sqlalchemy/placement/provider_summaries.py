@@ -88,9 +88,12 @@ def _summary_document(dialect, class_ids, with_traits, nested, flat=False):
     if with_traits and flat:
         # The trait's name a lookup of each row, as the class's: joined,
         # PostgreSQL hashed every trait for each provider (0.16 ms each).
-        trait_name = (sa.select(TRAIT.c.name)
-                      .where(TRAIT.c.id == RPT.c.trait_id)
-                      .scalar_subquery())
+        if dialect == 'postgresql':
+            trait_name = _trait_name(RPT.c.trait_id)
+        else:
+            trait_name = (sa.select(TRAIT.c.name)
+                          .where(TRAIT.c.id == RPT.c.trait_id)
+                          .scalar_subquery())
         traits = (sa.select(_joined(dialect, '"' + trait_name + '"',
                                     RPT.c.trait_id))
                   .where(RPT.c.resource_provider_id == RP.c.id))
@@ -111,6 +114,22 @@ def _summary_document(dialect, class_ids, with_traits, nested, flat=False):
                     sa.func.coalesce('"' + _PARENT.c.uuid + '"', 'null') +
                     ', "root_provider_uuid": "' + _ROOT.c.uuid + '"')
     return document + '}'
+
+
+def _trait_name(trait_id):
+    """PostgreSQL: the name of ``trait_id``, in every trait's by its id.
+
+    Every trait's name, by its id, is a JSON object made by an
+    uncorrelated subquery, an InitPlan run once a statement (377
+    standard traits: about 0.1 ms). The lookup of each row's name in a
+    subquery of its own was planned well only on tables without
+    statistics: once ANALYZEd, the 377 traits fit in 3 pages and the
+    planner scans them all for each name (cost 7.7 against 8.2 for the
+    primary key's index), 7 ms of 161 providers' 377 names.
+    """
+    names = (sa.select(sa.func.jsonb_object_agg(TRAIT.c.id, TRAIT.c.name))
+             .scalar_subquery())
+    return names.op('->>', return_type=sa.String)(_text(trait_id))
 
 
 def flat_document(connection, class_ids, with_traits, nested):
