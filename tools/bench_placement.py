@@ -45,9 +45,10 @@ table gives requests (or, for the scheduler loop, placements) per second
 of both, the ratio, the number of candidates each answered and each
 server's peak RSS. A query Placement does not answer within
 ``--timeout`` seconds (60) is shown as such and its server stopped.
-Under the table, for the flat queries of (a), their floor
+Under the table, for the queries of (a), (e) and (g), their floor
 (``candidates_floor.py``: our statements alone, and the same answer's
-bytes through waitress), measured on the database loaded for our server.
+bytes through waitress), measured on the database loaded for our server,
+with our request in process and served (p50 and CPU a request).
 Between the load and the timing, each side's database is settled the
 same way: what the engine would do in the background after thousands
 of fresh writes is done first (PostgreSQL: ``VACUUM ANALYZE``, as
@@ -1154,7 +1155,7 @@ def _measure_floors(engine, server, queries, results):
         try:
             figures.floor = candidates_floor.measure(
                 engine.name, server.url, config, query.path, Client,
-                requests)
+                requests, (server.port, server.process.pid))
         except Exception as exc:   # noqa: B902  the table stands without it
             figures.floor = '%s: %s' % (type(exc).__name__, exc)
 

@@ -291,6 +291,7 @@ class FiftyThousand(ManyEmpty):
 class SharedPools(Scenario):
     key = 'e'
     title = 'DISK_GB from 10 shared pools, 1,000 computes'
+    floor = True
 
     def forest(self):
         rng = self.rng
@@ -343,6 +344,7 @@ class Mixed(Scenario):
     key = 'g'
     title = ('mixed: 600 computes holding allocations, 200 NUMA trees, '
              'a DISK_GB pool, one aggregate')
+    floor = True
 
     def forest(self):
         rng = self.rng

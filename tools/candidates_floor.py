@@ -11,12 +11,13 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""The least time a flat candidates request can take on this machine.
+"""The least time a candidates request can take on this machine.
 
 ``bench_placement.py --candidates a`` times GET /allocation_candidates on
-the flat forest of ``candidate_scenarios.FlatPerfload`` (1,000 computes).
-Whatever this service does in Python, a request costs at least the sum
-of two parts, measured here alone:
+the flat forest of ``candidate_scenarios.FlatPerfload`` (1,000 computes);
+``e`` and ``g`` on the shared pools and the mixed set. Whatever this
+service does in Python, a request costs at least the sum of two parts,
+measured here alone:
 
 * SQL: the statements this service sends for the request, as it sent
   them (their text and values, recorded at the driver by SQLAlchemy's
@@ -31,18 +32,26 @@ of two parts, measured here alone:
   waitress, to a WSGI application that answers the same bytes and does
   nothing else.
 
+Beside them, what our code takes: the request called in process (the
+process that records the statements times it again: its p50 and the
+process' CPU time a request, the database's own work not counted), and,
+when a server of ours is given, the same GET to it over HTTP (its p50
+and the server process' CPU time a request, from /proc).
+
 Figures are medians of single requests, as the benchmark's p50.
 
-Run alone, it loads the forest into a database of its own on each engine
-asked for (through the API, in process) and prints both parts::
+Run alone, it loads each scenario's forest (``--scenarios``, of those
+that have a floor: a, e, g) into a database of its own on each engine
+asked for (through the API, in process) and prints the parts::
 
     python tools/candidates_floor.py [--engines mysql,postgresql,sqlite]
-        [--mysql-url URL] [--postgresql-url URL] [--requests N]
-        [--database-prefix PREFIX]
+        [--scenarios aeg] [--mysql-url URL] [--postgresql-url URL]
+        [--requests N] [--database-prefix PREFIX]
 
-``bench_placement.py --candidates a`` prints them under its table for
+``bench_placement.py --candidates aeg`` prints them under its table for
 each engine, from the database it loaded for our server, with the best
-ratio to Placement they leave and how far above them our p50 is.
+ratio to Placement they leave, how far above them our p50 is, and our
+server's CPU a request.
 """
 
 import argparse
@@ -64,19 +73,24 @@ DEFAULT_REQUESTS = 200
 ENGINE_NAMES = benchlib.ENGINE_NAMES
 DRIVERS = {'sqlite': 'sqlite3', 'mysql': 'PyMySQL',
            'postgresql': 'psycopg2'}
+# The scenarios whose queries have a floor, by key.
+SCENARIOS = {s.key: s for s in candidate_scenarios.SCENARIOS if s.floor}
 
 
 class Floor(object):
     """The parts of a request's floor, in milliseconds (medians)."""
 
     def __init__(self, engine, statements, size, dbapi_ms, sqlalchemy_ms,
-                 http_ms):
+                 http_ms, in_process=None, served=None):
+        """``in_process``, ``served``: (p50 ms, CPU ms a request) of ours."""
         self.engine = engine
         self.statements = statements
         self.size = size
         self.dbapi_ms = dbapi_ms
         self.sqlalchemy_ms = sqlalchemy_ms
         self.http_ms = http_ms
+        self.in_process = in_process
+        self.served = served
 
     @property
     def total_ms(self):
@@ -97,9 +111,16 @@ class Floor(object):
              self.sqlalchemy_ms),
             ('together (HTTP + SQL through SQLAlchemy)', self.total_ms),
         ]
+        for what, figures in (('in process (the WSGI application called)',
+                               self.in_process),
+                              ('served over HTTP (the same GET, alone)',
+                               self.served)):
+            if figures:
+                parts += [('ours %s: p50' % what, figures[0]),
+                          ('  its process\' CPU a request', figures[1])]
         lines = ['Floor of %s on %s (p50s):' % (
             label, ENGINE_NAMES[self.engine])]
-        lines += ['  %-72s %6.2f ms' % part for part in parts]
+        lines += ['  %-76s %6.2f ms' % part for part in parts]
         if theirs_ms:
             lines.append(
                 '  Placement\'s p50 above: %.1f ms; at best %.1fx of it '
@@ -130,18 +151,20 @@ def _medians_ms(calls, requests, rounds=ROUNDS):
     return [statistics.median(kept) * 1000.0 for kept in times]
 
 
-def capture(config, path, out, load=False):
+def capture(config, path, out, load=None, requests=0):
     """Record the statements and the answer of GET ``path``, in ``out``.
 
     In a process of its own (this service's configuration is global),
     with the WSGI application of the configuration file ``config``; the
     request is made twice, recorded the second time (the first warms
-    what a server keeps between requests). ``load``: the flat forest is
-    loaded through the application first.
+    what a server keeps between requests), then timed ``requests``
+    times (its 'in_process': p50 ms, the process' CPU ms a request).
+    ``load``: the key of a scenario whose forest is loaded through the
+    application first.
     """
     result = subprocess.run(
         [sys.executable, os.path.abspath(__file__), '--capture', path,
-         out] + (['--load'] if load else []),
+         out, str(requests)] + (['--load', load] if load else []),
         env=dict(os.environ, ZUN_HOSTCAP_CONFIG_FILE=config),
         capture_output=True, text=True)
     if result.returncode:
@@ -158,7 +181,7 @@ def _first_error(text):
     return text[start:start + 3000] if start >= 0 else text[-2000:]
 
 
-def _capture_main(path, out, load):
+def _capture_main(path, out, requests, load):
     """``capture``'s process."""
     import sqlalchemy as sa
     import webob
@@ -189,7 +212,7 @@ def _capture_main(path, out, load):
             pass
 
     if load:
-        candidate_scenarios.load(candidate_scenarios.FlatPerfload(),
+        candidate_scenarios.load(SCENARIOS[load](),
                                  lambda *args: InProcess())
     client = InProcess()
     client.call('GET', path)
@@ -200,8 +223,19 @@ def _capture_main(path, out, load):
     sa.event.listen(sa.engine.Engine, 'before_cursor_execute', record)
     body = client.call('GET', path)
     sa.event.remove(sa.engine.Engine, 'before_cursor_execute', record)
+    in_process = None
+    if requests:
+        walls, cpus = [], []
+        for _ in range(requests):
+            began, cpu = time.perf_counter(), time.process_time()
+            client.call('GET', path)
+            cpus.append(time.process_time() - cpu)
+            walls.append(time.perf_counter() - began)
+        in_process = (statistics.median(walls) * 1000.0,
+                      statistics.mean(cpus) * 1000.0)
     with open(out, 'wb') as f:
-        pickle.dump({'statements': statements, 'body': body}, f)
+        pickle.dump({'statements': statements, 'body': body,
+                     'in_process': in_process}, f)
 
 
 def sql_floor(url, statements, requests=DEFAULT_REQUESTS):
@@ -270,26 +304,55 @@ def http_floor(client_class, path, body, requests=DEFAULT_REQUESTS):
         server.stop()
 
 
+def served(client_class, port, pid, path, requests=DEFAULT_REQUESTS):
+    """(p50 ms, CPU ms a request) of GET ``path`` to our server ``pid``.
+
+    Its CPU time from /proc, over the timed requests (clock ticks of
+    10 ms: the mean of at least 20 requests is kept).
+    """
+    client = client_class(port)
+    try:
+        for _ in range(WARM_UP):
+            client.call('GET', path, parse=False)
+        count = max(20, requests)
+        times = []
+        cpu = benchlib.cpu_seconds(pid)
+        for _ in range(count):
+            began = time.perf_counter()
+            client.call('GET', path, parse=False)
+            times.append(time.perf_counter() - began)
+        cpu = benchlib.cpu_seconds(pid) - cpu
+    finally:
+        client.close()
+    return statistics.median(times) * 1000.0, cpu * 1000.0 / count
+
+
 def measure(engine, url, config, path, client_class,
-            requests=DEFAULT_REQUESTS):
+            requests=DEFAULT_REQUESTS, server=None):
     """The Floor of GET ``path`` on the loaded database ``url``.
 
     :param engine: its engine's name (sqlite, mysql, postgresql).
     :param config: this service's configuration file for that database.
+    :param server: (port, pid) of our server on that database, to time
+        the GET served too.
     """
     workdir = tempfile.mkdtemp(prefix='bench-floor-')
-    recorded = capture(config, path, os.path.join(workdir, 'request'))
+    recorded = capture(config, path, os.path.join(workdir, 'request'),
+                       requests=requests)
     statements = recorded['statements']
     dbapi_ms, sqlalchemy_ms = sql_floor(url, statements, requests)
     http_ms = http_floor(client_class, path, recorded['body'], requests)
     return Floor(engine, len(statements), len(recorded['body']), dbapi_ms,
-                 sqlalchemy_ms, http_ms)
+                 sqlalchemy_ms, http_ms, recorded['in_process'],
+                 served(client_class, server[0], server[1], path, requests)
+                 if server else None)
 
 
 def main(argv=None):
     if argv is None and sys.argv[1:2] == ['--capture']:
-        return _capture_main(sys.argv[2], sys.argv[3],
-                             '--load' in sys.argv[4:])
+        return _capture_main(sys.argv[2], sys.argv[3], int(sys.argv[4]),
+                             sys.argv[6] if sys.argv[5:6] == ['--load']
+                             else None)
     import bench_placement
     parser = argparse.ArgumentParser(
         description=__doc__.splitlines()[0],
@@ -298,6 +361,9 @@ def main(argv=None):
                         type=benchlib.engine_list,
                         help='of %s (comma-separated; default '
                         '%%(default)s)' % ', '.join(ENGINE_NAMES))
+    parser.add_argument('--scenarios', default='a',
+                        help='the keys of the scenarios, of %s (default '
+                        '%%(default)s)' % ''.join(sorted(SCENARIOS)))
     parser.add_argument('--mysql-url',
                         default=bench_placement.DEFAULT_MYSQL_URL,
                         help='an administrator URL of the MariaDB server '
@@ -315,8 +381,11 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.requests < 1:
         parser.error('--requests must be at least 1')
+    if not args.scenarios or set(args.scenarios) - set(SCENARIOS):
+        parser.error('--scenarios: of %s' % ''.join(sorted(SCENARIOS)))
     name = args.database_prefix + 'floor'
-    for engine in args.engines:
+    for engine, key in ((e, k) for e in args.engines
+                        for k in args.scenarios):
         workdir = tempfile.mkdtemp(prefix='bench-floor-')
         if engine == 'sqlite':
             server = None
@@ -332,9 +401,9 @@ def main(argv=None):
             bench_placement._run(
                 benchlib.console_script('zun-hostcap-db-manage') +
                 ['--config-file', config, 'upgrade'])
-            queries = candidate_scenarios.FlatPerfload().queries()
+            queries = SCENARIOS[key]().queries()
             capture(config, queries[0].path,
-                    os.path.join(workdir, 'load'), load=True)
+                    os.path.join(workdir, 'load'), load=key)
             for query in queries:
                 floor = measure(engine, url, config, query.path,
                                 bench_placement.Client, args.requests)
