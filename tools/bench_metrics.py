@@ -72,7 +72,8 @@ DATABASE = 'metrics'
 DEFAULT_DATABASE_PREFIX = 'bench_'
 SERVER_THREADS = 8
 MICROVERSION = 'placement 1.39'
-TARGET_MS = 200.0
+# Issue 33: a scrape of 10,000 providers on MariaDB within 100 ms.
+TARGET_MS = 100.0
 
 # Every provider's inventory, and what its one consumer takes.
 INVENTORY = {
