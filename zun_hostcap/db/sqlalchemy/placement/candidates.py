@@ -342,10 +342,30 @@ class _Builder(object):
         PyMySQL to decode in Python.
         """
         names = self.names
-        conditions = [sa.or_(*[
-            sa.and_(INV.c.resource_class_id == rc_id,
-                    *rp_filter.fits(rc_id, amount))
-            for rc_id, amount in names.resources(group)])]
+        resources = names.resources(group)
+        dialect = self.context.session.connection().dialect.name
+        if dialect == 'postgresql':
+            # The same test as a CASE on the class, for PostgreSQL's
+            # estimate: of the OR (each branch's capacity test and
+            # ``amount % step_size = 0``, a default selectivity of
+            # 0.005) it expected 3 inventory rows of the mixed set's
+            # 2,001 on an analyzed database, and joined the 1,201
+            # providers with them in a nested loop (2.4 M rows compared,
+            # 56 to 69 ms). Of the IN it knows the rows from the
+            # statistics, and of a CASE it takes half: the providers
+            # are hashed or probed by index, as on an unanalyzed one.
+            conditions = [
+                INV.c.resource_class_id.in_(
+                    [rc_id for rc_id, _amount in resources]),
+                sa.case(*[(INV.c.resource_class_id == rc_id,
+                           sa.and_(*rp_filter.fits(rc_id, amount)))
+                          for rc_id, amount in resources],
+                        else_=sa.false())]
+        else:
+            conditions = [sa.or_(*[
+                sa.and_(INV.c.resource_class_id == rc_id,
+                        *rp_filter.fits(rc_id, amount))
+                for rc_id, amount in resources])]
         if group.forbidden_traits:
             conditions.append(~rp_filter.with_traits(
                 RP.c.id, names.traits(group.forbidden_traits)))
