@@ -53,7 +53,6 @@ import http.client
 import json
 import os
 import platform
-import re
 import shutil
 import signal
 import sqlite3
@@ -472,15 +471,13 @@ def main(argv=None):
                         help='an administrator URL of the MariaDB server '
                         '(default %(default)s)')
     parser.add_argument('--database-prefix', default=DEFAULT_DATABASE_PREFIX,
+                        type=benchlib.database_prefix,
                         help='the name of the database made on MariaDB: '
                         'PREFIX + %s (default %%(default)s)' % DATABASE)
     args = parser.parse_args(argv)
     if args.providers < 1 or args.scrapes < 1 or args.walk_threads < 1:
         parser.error('--providers, --scrapes and --walk-threads must be '
                      'at least 1')
-    if not re.fullmatch('[a-z_][a-z0-9_]{0,40}', args.database_prefix):
-        parser.error('--database-prefix: lower-case letters, digits and _ '
-                     'only, not a digit first')
     try:
         import zun_hostcap  # noqa: F401
     except ImportError:

@@ -86,7 +86,6 @@ import http.client
 import json
 import os
 import platform
-import re
 import shutil
 import signal
 import sqlite3
@@ -1345,6 +1344,7 @@ def main(argv=None):
                         help='an administrator URL of the PostgreSQL server '
                         '(default %(default)s)')
     parser.add_argument('--database-prefix', default=DEFAULT_DATABASE_PREFIX,
+                        type=benchlib.database_prefix,
                         help='the names of the databases made on MariaDB '
                         'and PostgreSQL: PREFIX + ours, theirs, ours_on '
                         '(default %(default)s)')
@@ -1379,9 +1379,6 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.providers < 1:
         parser.error('--providers must be at least 1')
-    if not re.fullmatch('[a-z_][a-z0-9_]{0,40}', args.database_prefix):
-        parser.error('--database-prefix: lower-case letters, digits and _ '
-                     'only, not a digit first')
     only = args.only or ENGINES
     if args.notifications and not shutil.which('rabbitmqctl'):
         parser.error('--notifications needs rabbitmqctl in PATH (to make '

@@ -130,6 +130,18 @@ def engine_list(text):
     return engines
 
 
+def database_prefix(text):
+    """An argparse type: the prefix of the databases a tool makes.
+
+    It becomes part of database names in SQL: lower-case letters, digits
+    and _ only, not a digit first.
+    """
+    if not re.fullmatch('[a-z_][a-z0-9_]{0,40}', text):
+        raise argparse.ArgumentTypeError(
+            'lower-case letters, digits and _ only, not a digit first')
+    return text
+
+
 def tool_parser(doc):
     """The argument parser of a tool that keeps a virtualenv.
 

@@ -373,6 +373,7 @@ def main(argv=None):
                         help='an administrator URL of the PostgreSQL server '
                         '(default %(default)s)')
     parser.add_argument('--database-prefix', default='bench_',
+                        type=benchlib.database_prefix,
                         help='the database made on each server is PREFIX '
                         '+ floor (default %(default)s)')
     parser.add_argument('--requests', type=int, default=DEFAULT_REQUESTS,

@@ -340,6 +340,7 @@ def main(argv=None):
                         help='an administrator URL of the PostgreSQL server '
                         '(default %(default)s)')
     parser.add_argument('--database-prefix', default='bench_',
+                        type=benchlib.database_prefix,
                         help='the SQL part\'s database is <prefix>floor '
                         '(default %(default)s)')
     parser.add_argument('--pairs', type=int, default=2000,
