@@ -80,20 +80,26 @@ class RequestSanity(object):
 
     ``respond(status, detail, code, request_id)`` builds the error
     response: Zun's document by default, Placement's under /placement.
+    ``private_segments``: a segment starting with an underscore is a 404,
+    as pecan would look it up as an attribute. Placement's router takes
+    any segment as a name (a consumer may be called ``_x``), so its stack
+    passes False.
     """
 
-    def __init__(self, application, respond=errors.response):
+    def __init__(self, application, respond=errors.response,
+                 private_segments=True):
         self.application = application
         self.respond = respond
+        self.private_segments = private_segments
 
     def __call__(self, environ, start_response):
-        resp = self._refusal(environ, self.respond)
+        resp = self._refusal(environ, self.respond, self.private_segments)
         if resp is not None:
             return resp(environ, start_response)
         return self.application(environ, start_response)
 
     @staticmethod
-    def _refusal(environ, respond):
+    def _refusal(environ, respond, private_segments):
         request_id = environ.get('openstack.request_id')
         path = environ.get('PATH_INFO', '')
         # (U+FFFD: bytes the transport could not decode; left to fail.)
@@ -131,7 +137,8 @@ class RequestSanity(object):
                 errors.BAD_REQUEST, request_id)
         # pecan looks segments up as attributes of its controllers; none
         # of ours, and no host name, starts with an underscore.
-        if any(segment.startswith('_') for segment in segments):
+        if private_segments and any(segment.startswith('_')
+                                    for segment in segments):
             return respond(
                 404, 'The resource could not be found.', errors.NOT_FOUND,
                 request_id)

@@ -126,7 +126,8 @@ def setup_app():
     app = errors.MicroversionMiddleware(app)
     app = auth.wrap(app)
     app = BodySizeLimiter(app, CONF)
-    app = middleware.RequestSanity(app, respond=_sanity_response)
+    app = middleware.RequestSanity(app, respond=_sanity_response,
+                                   private_segments=False)
     return errors.ErrorDocumentMiddleware(app)
 
 

@@ -133,3 +133,21 @@ class TestEchoes(base.BaseTestCase):
         answers = self.both('GET', '/resource_providers/%s' % uuid.uuid4(),
                             version='1.15')
         self.assertSame(answers)
+
+    def test_names_starting_with_an_underscore_are_names(self):
+        # Placement's routes take any segment as a name; only pecan's
+        # object dispatch (not /placement's) keeps such names private.
+        for method, path, body in (
+                ('GET', '/allocations/__dict__', None),
+                ('GET', '/allocations/_x', None),
+                ('PUT', '/allocations/_x', {'allocations': {}}),
+                ('GET', '/resource_providers/__dict__', None),
+                ('GET', '/resource_classes/_X', None),
+                ('PUT', '/resource_classes/__dict__', None),
+                ('GET', '/traits/_x', None),
+                ('PUT', '/traits/_x', None)):
+            answers = self.both(method, path, body)
+            self.assertEqual(answers['placement'][0], answers['ours'][0],
+                             '%s %s: %s' % (method, path, answers))
+            if method == 'GET' and path.startswith('/allocations/'):
+                self.assertSame(answers)
