@@ -22,6 +22,7 @@ import sqlalchemy as sa
 
 from zun_hostcap.db import api as db_api
 from zun_hostcap.db.sqlalchemy import api as sqla_api
+from zun_hostcap.db.sqlalchemy.placement import aggregates as agg_db
 from zun_hostcap.db.sqlalchemy.placement import allocations as alloc_db
 from zun_hostcap.db.sqlalchemy.placement import resource_providers as rp_db
 from zun_hostcap import objects
@@ -116,6 +117,23 @@ class TestSQLiteFile(base.TestCase):
         self.assertEqual([], errors)
         # Each write waits for the file's lock at BEGIN: none was
         # refused after reading and run again.
+        self.assertEqual([], busy)
+
+    def test_concurrent_aggregate_writers_all_succeed(self):
+        providers = [rp_db.create(self.context, uuidutils.generate_uuid(),
+                                  'agg-%d' % index, None)
+                     for index in range(16)]
+        busy = self._count_busy()
+
+        def writer(index):
+            uuid = providers[index]['uuid']
+            for generation in range(5):
+                agg_db.set_for_provider(
+                    self.context, uuid, [uuidutils.generate_uuid()],
+                    generation=generation)
+        errors = test_utils.all_at_once(16, writer)
+        self.assertEqual([], errors)
+        # As the allocations' writers: none was refused after reading.
         self.assertEqual([], busy)
 
     def test_host_writers_take_the_lock_at_begin(self):

@@ -67,11 +67,19 @@ def ensure_aggregates(context, agg_uuids):
     return found
 
 
-_retry_on_duplicate = oslo_db_api.wrap_db_retry(
-    exception_checker=common.retry_checker(
-        lambda exc: (isinstance(exc, db_exc.DBDuplicateEntry) or
-                     common.is_sqlite_busy(exc))),
-    **common.RETRY_OPTIONS)
+def _retry_on_duplicate(function):
+    """A writer, run again when another made the same aggregate first.
+
+    Marked ``writes`` as every other writer: on SQLite, a transaction
+    that read the provider before taking the write lock was refused
+    ("database is locked") whenever another writer committed meanwhile,
+    and with several writers at once could use up its retries.
+    """
+    return common.writes(oslo_db_api.wrap_db_retry(
+        exception_checker=common.retry_checker(
+            lambda exc: (isinstance(exc, db_exc.DBDuplicateEntry) or
+                         common.is_sqlite_busy(exc))),
+        **common.RETRY_OPTIONS)(function))
 
 
 @_retry_on_duplicate
