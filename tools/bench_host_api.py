@@ -361,7 +361,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(
         description=__doc__.splitlines()[0],
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument('--hosts', type=int, default=1000,
+    parser.add_argument('--hosts', type=benchlib.at_least(100), default=1000,
                         help='hosts to load (default 1000)')
     parser.add_argument('--only', choices=('sqlite', 'mysql'),
                         help='one database engine only')
@@ -375,8 +375,6 @@ def main(argv=None):
     parser.add_argument('--keep', action='store_true',
                         help='keep the work directory (logs, configs)')
     args = parser.parse_args(argv)
-    if args.hosts < 100:
-        parser.error('--hosts must be at least 100')
 
     def stop(signo, frame):
         raise SystemExit(128 + signo)

@@ -459,13 +459,16 @@ def main(argv=None):
     parser = argparse.ArgumentParser(
         description=__doc__.splitlines()[0],
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument('--providers', type=int, default=10000,
+    parser.add_argument('--providers', type=benchlib.at_least(1),
+                        default=10000,
                         help='providers to load (default 10000)')
     parser.add_argument('--only', choices=('sqlite', 'mysql'),
                         help='one database engine only')
-    parser.add_argument('--scrapes', type=int, default=10,
+    parser.add_argument('--scrapes', type=benchlib.at_least(1),
+                        default=10,
                         help='scrapes measured of each kind (default 10)')
-    parser.add_argument('--walk-threads', type=int, default=4,
+    parser.add_argument('--walk-threads', type=benchlib.at_least(1),
+                        default=4,
                         help='threads of the exporter walk (default 4)')
     parser.add_argument('--mysql-url', default=DEFAULT_MYSQL_URL,
                         help='an administrator URL of the MariaDB server '
@@ -475,9 +478,6 @@ def main(argv=None):
                         help='the name of the database made on MariaDB: '
                         'PREFIX + %s (default %%(default)s)' % DATABASE)
     args = parser.parse_args(argv)
-    if args.providers < 1 or args.scrapes < 1 or args.walk_threads < 1:
-        parser.error('--providers, --scrapes and --walk-threads must be '
-                     'at least 1')
     try:
         import zun_hostcap  # noqa: F401
     except ImportError:

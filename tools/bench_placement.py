@@ -1326,7 +1326,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(
         description=__doc__.splitlines()[0],
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument('--providers', type=int, default=1000,
+    parser.add_argument('--providers', type=benchlib.at_least(1),
+                        default=1000,
                         help='providers to load (default 1000)')
     parser.add_argument('--only', metavar='ENGINES',
                         type=benchlib.engine_list,
@@ -1377,8 +1378,6 @@ def main(argv=None):
                         help='seconds a candidates query may take '
                         '(default %(default)s)')
     args = parser.parse_args(argv)
-    if args.providers < 1:
-        parser.error('--providers must be at least 1')
     only = args.only or ENGINES
     if args.notifications and not shutil.which('rabbitmqctl'):
         parser.error('--notifications needs rabbitmqctl in PATH (to make '

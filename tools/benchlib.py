@@ -130,6 +130,19 @@ def engine_list(text):
     return engines
 
 
+def at_least(minimum):
+    """An argparse type: an integer of ``minimum`` or more."""
+    def integer(text):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError('%r is not an integer' % text)
+        if value < minimum:
+            raise argparse.ArgumentTypeError('at least %d' % minimum)
+        return value
+    return integer
+
+
 def database_prefix(text):
     """An argparse type: the prefix of the databases a tool makes.
 

@@ -376,12 +376,11 @@ def main(argv=None):
                         type=benchlib.database_prefix,
                         help='the database made on each server is PREFIX '
                         '+ floor (default %(default)s)')
-    parser.add_argument('--requests', type=int, default=DEFAULT_REQUESTS,
+    parser.add_argument('--requests', type=benchlib.at_least(1),
+                        default=DEFAULT_REQUESTS,
                         help='requests timed in each part (default '
                         '%(default)s)')
     args = parser.parse_args(argv)
-    if args.requests < 1:
-        parser.error('--requests must be at least 1')
     if not args.scenarios or set(args.scenarios) - set(SCENARIOS):
         parser.error('--scenarios: of %s' % ''.join(sorted(SCENARIOS)))
     name = args.database_prefix + 'floor'

@@ -343,11 +343,9 @@ def main(argv=None):
                         type=benchlib.database_prefix,
                         help='the SQL part\'s database is <prefix>floor '
                         '(default %(default)s)')
-    parser.add_argument('--pairs', type=int, default=2000,
+    parser.add_argument('--pairs', type=benchlib.at_least(1), default=2000,
                         help='pairs timed in each part (default 2000)')
     args = parser.parse_args(argv)
-    if args.pairs < 1:
-        parser.error('--pairs must be at least 1')
     body = bench_placement.pair_body(str(uuid.uuid4()))
     http_ms = http_floor(bench_placement.Client, body, args.pairs)
     for engine in args.engines:
