@@ -151,7 +151,10 @@ class TestServiceHeartbeat(base.TestCase):
     def setUp(self):
         super().setUp()
         self.useFixture(zun_fixtures.Database())
-        self.flags(transport_url='fake:/', report_interval=1)
+        # The tests beat themselves (report_state()); the service's own
+        # timer must not add a beat in between, as it did at 1 s on a
+        # loaded machine (4 failed heartbeats counted instead of 3).
+        self.flags(transport_url='fake:/', report_interval=3600)
         self.addCleanup(service.rpc.cleanup)
         self.log = self.useFixture(fixtures.FakeLogger(
             name='zun_hostcap.service', level=logging.INFO,
