@@ -144,14 +144,14 @@ def flat_document(connection, class_ids, with_traits, nested):
 
 
 def flat_grouping(connection, query, form):
-    """``query``, of flat_document's column, with the summaries' traits.
+    """``query``, with its providers' summaries where flat_document gave none.
 
     ``form``: flat_document's (class_ids, with_traits, nested). On
-    PostgreSQL with traits, flat_document's column is a summary's start
-    (its resources), and the providers ``query`` finds are fenced in a
-    subquery (OFFSET 0: its joins and semi-joins planned as before,
-    whatever follows); this statement joins their traits and the traits'
-    names to them, grouped by provider, and ends each summary. The join
+    PostgreSQL with traits, flat_document gives no column: the providers
+    ``query`` finds (id, uuid) are fenced in a subquery (OFFSET 0: its
+    joins and semi-joins planned as before, whatever follows), and this
+    statement joins their traits and the traits' names to them, grouped
+    by provider, and writes each summary, the same text. The join
     is planned once for all the providers found: a lookup of each name
     by the traits' primary key (a nested loop's inner index scan, costed
     as cached), whether there are 377 traits or 20,377. So the names
