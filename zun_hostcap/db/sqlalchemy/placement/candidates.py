@@ -634,8 +634,11 @@ class _Builder(object):
                 return query
         columns = ()
         if form is not None:
-            columns = (provider_summaries.flat_document(
-                self.context.session.connection(), *form),)
+            # None on PostgreSQL with traits: flat_grouping's.
+            column = provider_summaries.flat_document(
+                self.context.session.connection(), *form)
+            if column is not None:
+                columns = (column,)
         query = sa.select(RP.c.id, RP.c.uuid, *columns)
         conditions = _own_conditions(self.context, group, self.names,
                                      resources, flat=True)
@@ -643,6 +646,9 @@ class _Builder(object):
             query = query.where(*conditions)
         if first is not None:
             query = query.order_by(RP.c.id).limit(first)
+        if form is not None:
+            query = provider_summaries.flat_grouping(
+                self.context.session.connection(), query, form)
         if key is not None:
             if len(_FLAT_STATEMENTS) >= FLAT_STATEMENTS_KEPT:
                 _FLAT_STATEMENTS.clear()

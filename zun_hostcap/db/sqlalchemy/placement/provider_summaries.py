@@ -26,6 +26,7 @@ import functools
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
+from sqlalchemy.sql import util as sql_util
 
 from zun_hostcap.db.sqlalchemy import models
 from zun_hostcap.db.sqlalchemy.placement import common
@@ -56,6 +57,10 @@ def _text(value):
 
 _ROOT = RP.alias('summary_root')
 _PARENT = RP.alias('summary_parent')
+# PostgreSQL: a flat summary's traits, joined to the providers found
+# (flat_grouping).
+_FLAT_HELD = RPT.alias('summary_held')
+_FLAT_TRAIT = TRAIT.alias('summary_trait')
 
 
 @functools.lru_cache(maxsize=64)
@@ -85,27 +90,30 @@ def _summary_document(dialect, class_ids, with_traits, nested, flat=False):
             INV.c.resource_class_id.in_(sorted(class_ids)))
     document = (sa.literal('"') + RP.c.uuid + '": {"resources": {' +
                 sa.func.coalesce(resources.scalar_subquery(), '') + '}')
-    if with_traits and flat:
-        # The trait's name a lookup of each row, as the class's: joined,
-        # PostgreSQL hashed every trait for each provider (0.16 ms each).
-        if dialect == 'postgresql':
-            trait_name = _trait_name(RPT.c.trait_id)
-        else:
-            trait_name = (sa.select(TRAIT.c.name)
-                          .where(TRAIT.c.id == RPT.c.trait_id)
-                          .scalar_subquery())
+    if with_traits and flat and dialect == 'postgresql':
+        # Aggregated over flat_grouping's join.
+        traits = _joined(dialect, '"' + _FLAT_TRAIT.c.name + '"',
+                         _FLAT_HELD.c.trait_id)
+    elif with_traits and flat:
+        # The trait's name a lookup of each row, as the class's
+        # (PostgreSQL: see flat_grouping).
+        trait_name = (sa.select(TRAIT.c.name)
+                      .where(TRAIT.c.id == RPT.c.trait_id)
+                      .scalar_subquery())
         traits = (sa.select(_joined(dialect, '"' + trait_name + '"',
                                     RPT.c.trait_id))
-                  .where(RPT.c.resource_provider_id == RP.c.id))
+                  .where(RPT.c.resource_provider_id == RP.c.id)
+                  .scalar_subquery())
     elif with_traits:
         traits = (sa.select(_joined(dialect, '"' + TRAIT.c.name + '"',
                                     RPT.c.trait_id))
                   .select_from(RPT.join(TRAIT,
                                         TRAIT.c.id == RPT.c.trait_id))
-                  .where(RPT.c.resource_provider_id == RP.c.id))
+                  .where(RPT.c.resource_provider_id == RP.c.id)
+                  .scalar_subquery())
     if with_traits:
         document = (document + ', "traits": [' +
-                    sa.func.coalesce(traits.scalar_subquery(), '') + ']')
+                    sa.func.coalesce(traits, '') + ']')
     if nested and flat:
         document = (document + ', "parent_provider_uuid": null, '
                     '"root_provider_uuid": "' + RP.c.uuid + '"')
@@ -114,22 +122,6 @@ def _summary_document(dialect, class_ids, with_traits, nested, flat=False):
                     sa.func.coalesce('"' + _PARENT.c.uuid + '"', 'null') +
                     ', "root_provider_uuid": "' + _ROOT.c.uuid + '"')
     return document + '}'
-
-
-def _trait_name(trait_id):
-    """PostgreSQL: the name of ``trait_id``, in every trait's by its id.
-
-    Every trait's name, by its id, is a JSON object made by an
-    uncorrelated subquery, an InitPlan run once a statement (377
-    standard traits: about 0.1 ms). The lookup of each row's name in a
-    subquery of its own was planned well only on tables without
-    statistics: once ANALYZEd, the 377 traits fit in 3 pages and the
-    planner scans them all for each name (cost 7.7 against 8.2 for the
-    primary key's index), 7 ms of 161 providers' 377 names.
-    """
-    names = (sa.select(sa.func.jsonb_object_agg(TRAIT.c.id, TRAIT.c.name))
-             .scalar_subquery())
-    return names.op('->>', return_type=sa.String)(_text(trait_id))
 
 
 def flat_document(connection, class_ids, with_traits, nested):
@@ -144,9 +136,53 @@ def flat_document(connection, class_ids, with_traits, nested):
     dialect = connection.dialect.name
     if dialect == 'mysql':
         rp_db.raise_group_concat_limit(connection)
+    if _grouped(connection, with_traits):
+        return None
     return _summary_document(
         dialect, None if class_ids is None else frozenset(class_ids),
         with_traits, nested, flat=True)
+
+
+def flat_grouping(connection, query, form):
+    """``query``, with its providers' summaries where flat_document gave none.
+
+    ``form``: flat_document's (class_ids, with_traits, nested). On
+    PostgreSQL with traits, flat_document gives no column: the providers
+    ``query`` finds (id, uuid) are fenced in a subquery (OFFSET 0: its
+    joins and semi-joins planned as before, whatever follows), and this
+    statement joins their traits and the traits' names to them, grouped
+    by provider, and writes each summary, the same text. The join
+    is planned once for all the providers found: a lookup of each name
+    by the traits' primary key (a nested loop's inner index scan, costed
+    as cached), whether there are 377 traits or 20,377. So the names
+    cost what the providers found hold, not every trait of the database:
+    read from one JSON object of every trait by id (round 3), they cost
+    0.1 ms a statement for the 377 standard traits but 20 to 40 ms with
+    20,000 custom ones; looked up in a subquery of each row, they were a
+    scan of the traits' pages for each name once the table is ANALYZEd;
+    joined in a subquery of each provider, a hash of every trait for
+    each provider. Unfenced, the planner put the traits' join among the
+    capacity's semi-joins, estimated at one row each, and tested a
+    class's capacity once a trait (1,000 providers: 15 % slower).
+    """
+    class_ids, with_traits, nested = form
+    if not _grouped(connection, with_traits):
+        return query
+    found = query.offset(0).subquery('summary_found')
+    document = sql_util.ClauseAdapter(found).traverse(_summary_document(
+        'postgresql', None if class_ids is None else frozenset(class_ids),
+        with_traits, nested, flat=True))
+    held = _FLAT_HELD.join(_FLAT_TRAIT,
+                           _FLAT_TRAIT.c.id == _FLAT_HELD.c.trait_id)
+    return (sa.select(found.c.id, found.c.uuid, document)
+            .select_from(found.outerjoin(
+                held, _FLAT_HELD.c.resource_provider_id == found.c.id))
+            .group_by(found.c.id, found.c.uuid))
+
+
+def _grouped(connection, with_traits):
+    """Whether the flat summaries are flat_grouping's."""
+    return with_traits and connection.dialect.name == 'postgresql'
 
 
 def _resource_text(dialect, class_name=RC.c.name):
