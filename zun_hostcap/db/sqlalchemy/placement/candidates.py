@@ -183,7 +183,11 @@ def _own_conditions(context, group, names, resources, flat=False):
         conditions.append(~rp_filter.in_aggregates(rp_col,
                                                    group.forbidden_aggs))
     each = flat and bool(provider_sets)
-    conditions.extend(rp_filter.has_capacity(rp_col, rc_id, amount, each)
+    # PostgreSQL's semi-joins: the row's tests as one CASE, for the
+    # estimate of the rows they keep (see has_capacity).
+    opaque = as_one and not each
+    conditions.extend(rp_filter.has_capacity(rp_col, rc_id, amount, each,
+                                             opaque)
                       for rc_id, amount in resources)
     if group.in_tree:
         conditions.append(RP.c.root_provider_id ==
