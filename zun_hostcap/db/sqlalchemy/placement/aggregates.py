@@ -16,7 +16,8 @@ An aggregate is only a uuid; its row is made the first time a provider
 joins it and stays when the last one leaves, as in Placement.
 """
 
-from oslo_db import api as oslo_db_api
+import functools
+
 from oslo_db import exception as db_exc
 import sqlalchemy as sa
 
@@ -67,19 +68,10 @@ def ensure_aggregates(context, agg_uuids):
     return found
 
 
-def _retry_on_duplicate(function):
-    """A writer, run again when another made the same aggregate first.
-
-    Marked ``writes`` as every other writer: on SQLite, a transaction
-    that read the provider before taking the write lock was refused
-    ("database is locked") whenever another writer committed meanwhile,
-    and with several writers at once could use up its retries.
-    """
-    return common.writes(oslo_db_api.wrap_db_retry(
-        exception_checker=common.retry_checker(
-            lambda exc: (isinstance(exc, db_exc.DBDuplicateEntry) or
-                         common.is_sqlite_busy(exc))),
-        **common.RETRY_OPTIONS)(function))
+# A writer run again also when another made the same aggregate first.
+_retry_on_duplicate = functools.partial(
+    common.retry_on_deadlock,
+    also=lambda exc: isinstance(exc, db_exc.DBDuplicateEntry))
 
 
 @_retry_on_duplicate

@@ -95,13 +95,16 @@ RETRY_OPTIONS = dict(max_retries=10,
 writes = sa_api.writes
 
 
-def retry_on_deadlock(function):
+def retry_on_deadlock(function, also=None):
     """A writer, run again on deadlocks and SQLite's busy file.
 
     See ``RETRY_OPTIONS``; its transactions are marked as ``writes``.
+    ``also``: a test of the other exceptions it is run again on.
     """
+    def retried(exc):
+        return is_sqlite_busy(exc) or (also is not None and also(exc))
     return writes(oslo_db_api.wrap_db_retry(
-        exception_checker=retry_checker(is_sqlite_busy),
+        exception_checker=retry_checker(retried),
         **RETRY_OPTIONS)(function))
 
 
