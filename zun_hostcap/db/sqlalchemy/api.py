@@ -436,8 +436,9 @@ def service_get_minimum_version(context, binary, down_time):
     service of ``binary``: None.
     """
     service = models.Service
-    versions = context.session.query(sa.func.min(service.version)).filter(
-        service.binary == binary)
+    versions = context.session.query(sa.func.min(sa.func.coalesce(
+        models.ServiceVersion.version, 0))).select_from(service).outerjoin(
+            service.release).filter(service.binary == binary)
     seen = sa.func.coalesce(service.last_seen_up, service.updated_at,
                             service.created_at)
     up = versions.filter(
@@ -519,6 +520,9 @@ def service_heartbeats(context, beats, now=None):
 @writes
 @main_context_manager.writer
 def service_destroy(context, service_id):
+    # SQLite applies no ON DELETE CASCADE here (no foreign_keys pragma).
+    context.session.query(models.ServiceVersion).filter_by(
+        service_id=service_id).delete(synchronize_session=False)
     count = _service_query(context).filter_by(id=service_id).delete(
         synchronize_session=False)
     if not count:

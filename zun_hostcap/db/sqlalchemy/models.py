@@ -121,10 +121,41 @@ class Service(Base):
         sa.Boolean, nullable=False, default=False)
     last_seen_up: orm.Mapped[datetime.datetime | None] = orm.mapped_column(
         sa.DateTime)
-    # The service version of the release it runs (objects/service.py);
-    # 0 for 2026.2, which does not write it.
-    version: orm.Mapped[int] = orm.mapped_column(
-        sa.Integer, nullable=False, default=0, server_default='0')
+    release: orm.Mapped['ServiceVersion | None'] = orm.relationship(
+        lazy='joined', cascade='all, delete-orphan', passive_deletes=True)
+
+    @property
+    def version(self):
+        """The service version of the release it runs; 0 for 2026.2."""
+        return 0 if self.release is None else self.release.version
+
+    @version.setter
+    def version(self, value):
+        if self.release is None:
+            self.release = ServiceVersion(version=value)
+        else:
+            self.release.version = value
+
+
+class ServiceVersion(Base):
+    """The service version of the release a service runs.
+
+    See ``objects/service.py``. A table of its own, not a column of
+    services: on a Galera cluster, the ALTER TABLE adding a column aborts
+    every transaction that is reading services at that moment (a deadlock
+    error), and 2026.2's APIs read them all through a rolling upgrade. No
+    row: a service of 2026.2, which does not write one.
+    """
+
+    __tablename__ = 'service_versions'
+    __table_args__ = (
+        {'mysql_engine': 'InnoDB', 'mysql_charset': 'utf8mb4'},
+    )
+
+    service_id: orm.Mapped[int] = orm.mapped_column(
+        sa.Integer, sa.ForeignKey('services.id', ondelete='CASCADE'),
+        primary_key=True)
+    version: orm.Mapped[int] = orm.mapped_column(sa.Integer, nullable=False)
 
 
 # The resource provider model of the Placement API.

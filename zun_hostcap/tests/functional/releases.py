@@ -301,6 +301,14 @@ class MixedDeployment(fixtures.Fixture):
         return self.rows('services', ('host', 'binary')).get(
             (self.hosts[name], binary))
 
+    def service_version(self, name, binary):
+        """The service version it recorded; None when it recorded none."""
+        rows = self.db.rows(
+            'SELECT v.version FROM services s JOIN service_versions v '
+            'ON v.service_id = s.id WHERE s.host = :host '
+            'AND s.`binary` = :binary', host=self.hosts[name], binary=binary)
+        return rows[0]['version'] if rows else None
+
     @staticmethod
     def documents(url):
         """The API's answers: versions, hosts (list, each), services."""

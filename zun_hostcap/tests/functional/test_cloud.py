@@ -57,6 +57,7 @@ from oslo_config import cfg
 from oslo_log import log as logging
 import oslo_messaging as messaging
 from oslotest import base
+import pymysql
 import sqlalchemy as sa
 from testtools import content
 
@@ -783,6 +784,31 @@ class TestCloud(base.BaseTestCase):
                          'conductor2')
         self.lab.up_services()
 
+    def _galera_reader(self, tables):
+        """A transaction on a Galera node that has read ``tables``.
+
+        What a request of 2026.2's API is while it reads. Returns a
+        function that reads them again in the same transaction and
+        commits: the error it met, or None.
+        """
+        connection = pymysql.connect(unix_socket=self.lab.galera[1].socket,
+                                     user='root', database=cloud.DATABASE)
+        self.addCleanup(connection.close)
+
+        def read():
+            with connection.cursor() as cursor:
+                for table in tables:
+                    cursor.execute('SELECT COUNT(*) FROM %s' % table)
+        read()
+
+        def read_again():
+            try:
+                read()
+                connection.commit()
+            except pymysql.MySQLError as err:
+                return err
+        return read_again
+
     def test_rolling_upgrade_under_load(self):
         try:
             old, install_seconds = releases.previous_release()
@@ -802,7 +828,11 @@ class TestCloud(base.BaseTestCase):
         try:
             time.sleep(2)
             step('schema (db-manage upgrade)')
+            # An ALTER TABLE would abort it on every node (Galera's
+            # total order isolation): a 500 from 2026.2.
+            read_again = self._galera_reader(('services', 'compute_nodes'))
             self.lab.db_sync()
+            reader_aborted = read_again()
             for number in (1, 2):
                 step('conductor %d' % number)
                 part = self.lab.part('conductor%d' % number)
@@ -855,6 +885,8 @@ class TestCloud(base.BaseTestCase):
         self.addDetail('figures', content.text_content(figures))
         self.addDetail('online data migrations',
                        content.text_content(migrated))
+        self.assertIsNone(reader_aborted, "The schema upgrade aborted a "
+                          "transaction reading 2026.2's tables")
         self.assertEqual([], failed[:20])
         self.assertGreater(tally[('hosts', 200)], 50)
         self.assertGreater(tally[('put', 204)], 20)

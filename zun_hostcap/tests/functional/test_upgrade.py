@@ -132,7 +132,7 @@ def _steady(value, api_url=None):
         if 'cpuset' in value:
             drift = NUMA_DRIFT
         if 'binary' in value:
-            drift = SERVICE_DRIFT + ('version',)
+            drift = SERVICE_DRIFT
         return {key: _steady(item, api_url) for key, item in value.items()
                 if key not in drift and key != 'request_id'}
     if isinstance(value, (list, tuple)):
@@ -222,7 +222,7 @@ class TestUpgrade(oslo_base.BaseTestCase):
                                                  ('host', 'binary'))}
 
     def _recorded_version(self, name, binary):
-        return (self.deployment.service(name, binary) or {}).get('version')
+        return self.deployment.service_version(name, binary)
 
     def _upgrade_conductor(self, name):
         """Conductor ``name`` stopped, and started of this release."""

@@ -75,6 +75,19 @@ class TestServiceVersion(base.TestCase):
                 "disabled, forced_down) VALUES ('old', 'b', 0, 0, 0)")
         self.assertEqual(0, objects.Service.get_by_host_and_binary(
             self.context, 'old', 'b').version)
+        self.assertEqual(0, self._oldest('b'))
+
+    def test_a_version_is_changed_in_place_and_leaves_with_its_service(self):
+        service = self._service('h', 0)
+        service.version = service_obj.SERVICE_VERSION
+        service.save()
+        self.assertEqual(service_obj.SERVICE_VERSION,
+                         objects.Service.get_by_host_and_binary(
+                             self.context, 'h', CONDUCTOR).version)
+        db_api.service_destroy(self.context, service.id)
+        with self.db.engine.connect() as conn:
+            self.assertEqual([], conn.exec_driver_sql(
+                'SELECT * FROM service_versions').fetchall())
 
     def test_backported_to_1_0_without_it(self):
         service = self._service('h', service_obj.SERVICE_VERSION)

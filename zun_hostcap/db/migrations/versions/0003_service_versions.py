@@ -10,13 +10,19 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""services.version: what each service's release speaks.
+"""service_versions: what each service's release speaks.
 
 A service records the service version of its release when it registers
-(``zun_hostcap.objects.service.SERVICE_VERSION``); the rows of services
-of 2026.2, which has no such column, read 0. Compute services with
+(``zun_hostcap.objects.service.SERVICE_VERSION``); a service of 2026.2,
+which writes no such row, reads 0. Compute services with
 ``[upgrade_levels] conductor = auto`` pin the conductor RPC API and the
 object versions they send to the oldest conductor's.
+
+A table of its own, not a column of services: this schema is upgraded
+while 2026.2 runs, and on a Galera cluster an ALTER TABLE of services
+aborts the transactions reading services at that moment on every node
+(a deadlock error, a 500 from 2026.2's API). Creating a table aborts no
+reader.
 
 Revision ID: 0003
 Revises: 0002
@@ -33,7 +39,12 @@ depends_on = None
 
 
 def upgrade():
-    # A default on the server: the services of 2026.2 still insert rows
-    # without the column while the others are upgraded.
-    op.add_column('services', sa.Column('version', sa.Integer(),
-                                        nullable=False, server_default='0'))
+    op.create_table(
+        'service_versions',
+        sa.Column('created_at', sa.DateTime()),
+        sa.Column('updated_at', sa.DateTime()),
+        sa.Column('service_id', sa.Integer(),
+                  sa.ForeignKey('services.id', ondelete='CASCADE'),
+                  primary_key=True),
+        sa.Column('version', sa.Integer(), nullable=False),
+        mysql_engine='InnoDB', mysql_charset='utf8mb4')
