@@ -68,7 +68,7 @@ class TestServiceVersion(base.TestCase):
         self.assertEqual(0, self._oldest())
 
     def test_a_row_of_2026_2_reads_0(self):
-        # As 2026.2 inserts it: without the column.
+        # As 2026.2 inserts it: without a version row.
         with self.db.engine.begin() as conn:
             conn.exec_driver_sql(
                 "INSERT INTO services (host, `binary`, report_count, "
