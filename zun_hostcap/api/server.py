@@ -155,11 +155,16 @@ class WSGIService(service.ServiceBase):
         """
         # Not readable any more: nothing new is accepted.
         self._server.accepting = False
+        # A worker that has answered still pulls the loop's trigger at
+        # the end of its task: closed under it, that is an EBADF and a
+        # traceback in the log. Idle workers count 0.
+        dispatcher = self._server.task_dispatcher
         deadline = time.monotonic() + _DRAIN_TIMEOUT
-        while time.monotonic() < deadline and any(
-                getattr(channel, 'requests', None) or
-                getattr(channel, 'total_outbufs_len', 0)
-                for channel in list(self._map.values())):
+        while time.monotonic() < deadline and (
+                dispatcher.active_count or dispatcher.queue or any(
+                    getattr(channel, 'requests', None) or
+                    getattr(channel, 'total_outbufs_len', 0)
+                    for channel in list(self._map.values()))):
             wasyncore.loop(timeout=0.05, map=self._map, count=1)
 
     def stop(self, graceful=False):

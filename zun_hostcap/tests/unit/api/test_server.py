@@ -21,6 +21,9 @@ import json
 import os
 import socket
 import threading
+import time
+
+import fixtures
 
 from zun_hostcap.api import server
 from zun_hostcap.cmd import api as cmd_api
@@ -212,6 +215,29 @@ class TestWSGIService(base.TestCase):
         self._wait(svc)
         self.assertRaises(ConnectionRefusedError, socket.create_connection,
                           address, timeout=HTTP_TIMEOUT)
+
+    def test_stop_waits_for_a_worker_finishing_its_task(self):
+        # A worker pulls the loop's trigger after it has answered. Here
+        # that pull waits until the service is stopping and its loop has
+        # had time to see it (widening the window SIGTERM once hit):
+        # closing the trigger before the pull was an EBADF, logged by
+        # waitress with a traceback.
+        logs = self.useFixture(fixtures.FakeLogger(name='waitress'))
+        svc = self._start(_echo_app, threads=1)
+        pull = svc._server.pull_trigger
+        pulled = threading.Event()
+
+        def slow_pull():
+            if svc._stopping.wait(JOIN_TIMEOUT):
+                time.sleep(server._LOOP_TIMEOUT * 2)
+            pull()
+            pulled.set()
+        svc._server.pull_trigger = slow_pull
+        self.assertEqual(200, _get(svc.address)[0])
+        svc.stop()
+        self._wait(svc)
+        self.assertTrue(pulled.is_set())
+        self.assertNotIn('Exception when servicing', logs.output)
 
     def test_stop_closes_idle_keep_alive_connections(self):
         svc = self._start(_echo_app)
