@@ -270,6 +270,12 @@ class GaleraNode(Part):
                           timeout=timeout)
         return rows[0][1] if rows else None
 
+    def connect(self, timeout=5, **kwargs):
+        """A PyMySQL connection as root, over the node's socket."""
+        return pymysql.connect(unix_socket=self.socket, user='root',
+                               connect_timeout=timeout,
+                               read_timeout=timeout, **kwargs)
+
     def query(self, statement, timeout=5):
         """Rows of ``statement`` as root; None if the node cannot answer.
 
@@ -278,9 +284,7 @@ class GaleraNode(Part):
         reads, SET GLOBAL and DDL, which MariaDB commits by itself.
         """
         try:
-            conn = pymysql.connect(unix_socket=self.socket, user='root',
-                                   connect_timeout=timeout,
-                                   read_timeout=timeout)
+            conn = self.connect(timeout)
         except pymysql.MySQLError:
             return None
         try:

@@ -791,8 +791,8 @@ class TestCloud(base.BaseTestCase):
         function that reads them again in the same transaction and
         commits: the error it met, or None.
         """
-        connection = pymysql.connect(unix_socket=self.lab.galera[1].socket,
-                                     user='root', database=cloud.DATABASE)
+        connection = self.lab.galera[1].connect(timeout=120,
+                                                database=cloud.DATABASE)
         self.addCleanup(connection.close)
 
         def read():
