@@ -144,7 +144,8 @@ def _tree_root(context, uuid):
     return root
 
 
-def _own_conditions(context, group, names, resources, flat=False):
+def _own_conditions(context, group, names, resources, flat=False,
+                    capacity=True):
     """What a provider must meet itself to serve a group alone.
 
     Traits and aggregates first: SQLite tries the conditions in their
@@ -153,6 +154,8 @@ def _own_conditions(context, group, names, resources, flat=False):
     provider that does not exist. ``flat``: for flat_level (on
     PostgreSQL, the capacity of each provider the traits and aggregates
     leave is tested by itself: see provider_filter.has_capacity).
+    ``capacity``: False where the statement tests it otherwise
+    (provider_filter.with_room_by_rows).
     """
     rp_col = RP.c.id
     conditions = []
@@ -186,9 +189,10 @@ def _own_conditions(context, group, names, resources, flat=False):
     # PostgreSQL's semi-joins: the row's tests as one CASE, for the
     # estimate of the rows they keep (see has_capacity).
     opaque = as_one and not each
-    conditions.extend(rp_filter.has_capacity(rp_col, rc_id, amount, each,
-                                             opaque)
-                      for rc_id, amount in resources)
+    if capacity:
+        conditions.extend(rp_filter.has_capacity(rp_col, rc_id, amount,
+                                                 each, opaque)
+                          for rc_id, amount in resources)
     if group.in_tree:
         conditions.append(RP.c.root_provider_id ==
                           _tree_root(context, group.in_tree))
@@ -572,6 +576,18 @@ class _Builder(object):
                 not self.options.randomize and
                 self.allowed_anchors is None)
 
+    def _each_read_is_a_candidate(self):
+        """Whether each provider flat_level reads makes a candidate.
+
+        Those the search takes in order (_in_order), or, shuffled, all
+        of them where there is no cap.
+        """
+        if self._in_order():
+            return True
+        return (len(self.request.groups) == 1 and
+                self.allowed_anchors is None and
+                search.cap(self.options, self.request.limit) is None)
+
     def _first_only(self):
         """How many providers a lone flat group needs; None: all.
 
@@ -592,7 +608,8 @@ class _Builder(object):
         """
         resources = self.names.resources(group)
         form = None
-        if self.summary_form is not None and self._in_order():
+        if (self.summary_form is not None and resources and
+                self._each_read_is_a_candidate()):
             # Each provider read is a candidate's: its summary with it.
             connection = self.context.session.connection()
             if connection.dialect.name == 'mysql':
@@ -622,7 +639,8 @@ class _Builder(object):
         root is read first.
         """
         first = self._first_only()
-        dialect = self.context.session.connection().dialect.name
+        connection = self.context.session.connection()
+        dialect = connection.dialect.name
         key = None
         if not group.in_tree:
             names = self.names
@@ -636,23 +654,29 @@ class _Builder(object):
             query = _FLAT_STATEMENTS.get(key)
             if query is not None:
                 return query
+        by_rows = rp_filter.by_rows(dialect) and bool(resources)
         columns = ()
         if form is not None:
             # None on PostgreSQL with traits: flat_grouping's.
-            column = provider_summaries.flat_document(
-                self.context.session.connection(), *form)
+            column = provider_summaries.flat_document(connection, *form)
             if column is not None:
                 columns = (column,)
-        query = sa.select(RP.c.id, RP.c.uuid, *columns)
+        query = sa.select(
+            RP.c.id,
+            rp_filter.GROUP_UUID.label('uuid') if by_rows else RP.c.uuid,
+            *columns)
         conditions = _own_conditions(self.context, group, self.names,
-                                     resources, flat=True)
+                                     resources, flat=True,
+                                     capacity=not by_rows)
         if conditions:
             query = query.where(*conditions)
+        if by_rows:
+            query = rp_filter.with_room_by_rows(query, resources)
         if first is not None:
             query = query.order_by(RP.c.id).limit(first)
         if form is not None:
-            query = provider_summaries.flat_grouping(
-                self.context.session.connection(), query, form)
+            query = provider_summaries.flat_grouping(connection, query,
+                                                     form)
         if key is not None:
             if len(_FLAT_STATEMENTS) >= FLAT_STATEMENTS_KEPT:
                 _FLAT_STATEMENTS.clear()

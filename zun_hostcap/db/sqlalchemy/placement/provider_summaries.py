@@ -64,32 +64,61 @@ _FLAT_TRAIT = TRAIT.alias('summary_trait')
 
 
 @functools.lru_cache(maxsize=64)
-def _summary_document(dialect, class_ids, with_traits, nested, flat=False):
+def _row_resources(dialect, class_ids):
+    """A provider's resources, aggregated over its inventory rows.
+
+    In a statement grouped by provider with its rows joined
+    (provider_filter.with_room_by_rows). Rows of classes not in
+    ``class_ids`` (a frozenset, or None for all) are NULL, which the
+    aggregate skips.
+    """
+    class_name = (sa.select(RC.c.name)
+                  .where(RC.c.id == INV.c.resource_class_id)
+                  .scalar_subquery())
+    text = _resource_text(dialect, class_name, provider_filter.ROW_USED)
+    if class_ids is not None:
+        text = sa.case((INV.c.resource_class_id.in_(sorted(class_ids)),
+                        text))
+    return _joined(dialect, text, INV.c.resource_class_id)
+
+
+@functools.lru_cache(maxsize=64)
+def _summary_document(dialect, class_ids, with_traits, nested, flat=False,
+                      joined=False):
     """The SQL expression of a provider's summary, ``"uuid": {...}``.
 
     Built once for each form (``class_ids`` a frozenset, or None for
     every class): building it costs more than running it compiled.
     ``flat``: the provider is known to be a root without children (see
     flat_document); otherwise its root and parent are joined as
-    summary_root and summary_parent.
+    summary_root and summary_parent. ``joined``: the statement joins
+    the provider's inventory rows, grouped by provider
+    (provider_filter.with_room_by_rows); the resources are aggregated
+    over them (_row_resources).
 
     The class's name is a lookup of each inventory row, not a join: in
     the correlated subquery MariaDB began the join with the classes'
     table and probed the provider's inventories once per class (21 a
     provider), which took 28 ms of 1,010 summaries instead of 13.
     """
-    class_name = (sa.select(RC.c.name)
-                  .where(RC.c.id == INV.c.resource_class_id)
-                  .scalar_subquery())
-    resources = (sa.select(_joined(dialect, _resource_text(dialect,
-                                                           class_name),
-                                   INV.c.resource_class_id))
-                 .where(INV.c.resource_provider_id == RP.c.id))
-    if class_ids is not None:
-        resources = resources.where(
-            INV.c.resource_class_id.in_(sorted(class_ids)))
-    document = (sa.literal('"') + RP.c.uuid + '": {"resources": {' +
-                sa.func.coalesce(resources.scalar_subquery(), '') + '}')
+    uuid = RP.c.uuid
+    if joined:
+        uuid = provider_filter.GROUP_UUID
+        resources = _row_resources(dialect, class_ids)
+    else:
+        class_name = (sa.select(RC.c.name)
+                      .where(RC.c.id == INV.c.resource_class_id)
+                      .scalar_subquery())
+        resources = (sa.select(_joined(dialect, _resource_text(dialect,
+                                                               class_name),
+                                       INV.c.resource_class_id))
+                     .where(INV.c.resource_provider_id == RP.c.id))
+        if class_ids is not None:
+            resources = resources.where(
+                INV.c.resource_class_id.in_(sorted(class_ids)))
+        resources = resources.scalar_subquery()
+    document = (sa.literal('"') + uuid + '": {"resources": {' +
+                sa.func.coalesce(resources, '') + '}')
     if with_traits and flat and dialect == 'postgresql':
         # Aggregated over flat_grouping's join.
         traits = _joined(dialect, '"' + _FLAT_TRAIT.c.name + '"',
@@ -116,7 +145,7 @@ def _summary_document(dialect, class_ids, with_traits, nested, flat=False):
                     sa.func.coalesce(traits, '') + ']')
     if nested and flat:
         document = (document + ', "parent_provider_uuid": null, '
-                    '"root_provider_uuid": "' + RP.c.uuid + '"')
+                    '"root_provider_uuid": "' + uuid + '"')
     elif nested:
         document = (document + ', "parent_provider_uuid": ' +
                     sa.func.coalesce('"' + _PARENT.c.uuid + '"', 'null') +
@@ -132,15 +161,17 @@ def flat_document(connection, class_ids, with_traits, nested):
     providers of a lone flat group, the summaries cost no statement of
     their own (a round trip, PostgreSQL's planning, and a join of the
     providers found again: 1 to 1.5 ms of about 10 for 161 providers).
+    Where the statement is grouped by inventory rows
+    (provider_filter.by_rows), an aggregate of its rows. None on
+    PostgreSQL with traits: flat_grouping writes them.
     """
     dialect = connection.dialect.name
-    if dialect == 'mysql':
-        rp_db.raise_group_concat_limit(connection)
     if _grouped(connection, with_traits):
         return None
     return _summary_document(
         dialect, None if class_ids is None else frozenset(class_ids),
-        with_traits, nested, flat=True)
+        with_traits, nested, flat=True,
+        joined=provider_filter.by_rows(dialect))
 
 
 def flat_grouping(connection, query, form):
@@ -148,7 +179,8 @@ def flat_grouping(connection, query, form):
 
     ``form``: flat_document's (class_ids, with_traits, nested). On
     PostgreSQL with traits, flat_document gives no column: the providers
-    ``query`` finds (id, uuid) are fenced in a subquery (OFFSET 0: its
+    ``query`` finds (id, uuid, and their resources' text where it is
+    grouped by inventory rows) are fenced in a subquery (OFFSET 0: its
     joins and semi-joins planned as before, whatever follows), and this
     statement joins their traits and the traits' names to them, grouped
     by provider, and writes each summary, the same text. The join
@@ -168,16 +200,26 @@ def flat_grouping(connection, query, form):
     class_ids, with_traits, nested = form
     if not _grouped(connection, with_traits):
         return query
+    class_ids = None if class_ids is None else frozenset(class_ids)
+    joined = provider_filter.by_rows('postgresql')
+    if joined:
+        # Aggregated inside the fence, over the rows grouped there.
+        query = query.add_columns(
+            _row_resources('postgresql', class_ids).label('resources'))
     found = query.offset(0).subquery('summary_found')
     document = sql_util.ClauseAdapter(found).traverse(_summary_document(
-        'postgresql', None if class_ids is None else frozenset(class_ids),
-        with_traits, nested, flat=True))
+        'postgresql', class_ids, with_traits, nested, flat=True,
+        joined=joined))
     held = _FLAT_HELD.join(_FLAT_TRAIT,
                            _FLAT_TRAIT.c.id == _FLAT_HELD.c.trait_id)
+    # Grouped by what the document reads of each provider found.
+    grouped = [found.c.id, found.c.uuid]
+    if joined:
+        grouped.append(found.c.resources)
     return (sa.select(found.c.id, found.c.uuid, document)
             .select_from(found.outerjoin(
                 held, _FLAT_HELD.c.resource_provider_id == found.c.id))
-            .group_by(found.c.id, found.c.uuid))
+            .group_by(*grouped))
 
 
 def _grouped(connection, with_traits):
@@ -185,11 +227,16 @@ def _grouped(connection, with_traits):
     return with_traits and connection.dialect.name == 'postgresql'
 
 
-def _resource_text(dialect, class_name=RC.c.name):
-    """One inventory's ``"CLASS": {"capacity": ..., "used": ...}``."""
+def _resource_text(dialect, class_name=RC.c.name, used=None):
+    """One inventory's ``"CLASS": {"capacity": ..., "used": ...}``.
+
+    ``used``: what is allocated of it, if the statement has it already.
+    """
+    if used is None:
+        used = provider_filter.used(or_zero=True)
     return (sa.literal('"') + class_name + '": {"capacity": ' +
             _text(provider_filter.capacity(dialect)) + ', "used": ' +
-            _text(provider_filter.used(or_zero=True)) + '}')
+            _text(used) + '}')
 
 
 @functools.lru_cache(maxsize=64)

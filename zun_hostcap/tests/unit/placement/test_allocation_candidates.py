@@ -357,6 +357,67 @@ class CandidateTests(object):
         self.assertLess({'cn0', 'cn2'}, names)
         self.assertLessEqual(names, {'cn0', 'cn2', 'cn3', 'cn4', 'cn5'})
 
+    def test_each_capacity_rule_in_a_flat_cloud(self):
+        # A lone flat group's providers are read with their summaries
+        # (in id order, or shuffled without a cap), else apart: each
+        # rule of capacity leaves the same providers out, and each
+        # provider found has the same summary.
+        self.provider('fits', VCPU=4, DISK_GB=100, traits=['HW_CPU_X86_AVX2'],
+                      MEMORY_MB={'total': 2048, 'reserved': 512})
+        self.provider('used', VCPU=4, MEMORY_MB=2048)
+        self.allocate('used', VCPU=3, MEMORY_MB=100)
+        self.provider('min_unit', VCPU={'total': 4, 'min_unit': 3},
+                      MEMORY_MB=2048)
+        self.provider('max_unit', VCPU={'total': 4, 'max_unit': 1},
+                      MEMORY_MB=2048)
+        self.provider('step_size', VCPU={'total': 4, 'step_size': 3},
+                      MEMORY_MB=2048)
+        self.provider('no_memory', VCPU=4, DISK_GB=100)
+        self.provider('reserved', VCPU=4,
+                      MEMORY_MB={'total': 2048, 'reserved': 1500})
+        self.provider('ratio', VCPU=4,
+                      MEMORY_MB={'total': 512, 'allocation_ratio': 2.0})
+        self.allocate('ratio', MEMORY_MB=24)
+        self.provider('empty')
+        request = group(VCPU=2, MEMORY_MB=1000)
+        found = [[('fits', [('MEMORY_MB', 1000), ('VCPU', 2)])],
+                 [('ratio', [('MEMORY_MB', 1000), ('VCPU', 2)])]]
+        for options in ({}, {'randomize': True},
+                        {'randomize': True, 'max_candidates': 10}):
+            self.assertEqual(found, self.candidates(request,
+                                                    options=options))
+            summaries = self.answer(request,
+                                    options=options)['provider_summaries']
+            self.assertEqual({
+                self.uuids['fits']: {
+                    'resources': {'VCPU': {'capacity': 4, 'used': 0},
+                                  'MEMORY_MB': {'capacity': 1536,
+                                                'used': 0},
+                                  'DISK_GB': {'capacity': 100,
+                                              'used': 0}},
+                    'traits': ['HW_CPU_X86_AVX2'],
+                    'parent_provider_uuid': None,
+                    'root_provider_uuid': self.uuids['fits']},
+                self.uuids['ratio']: {
+                    'resources': {'VCPU': {'capacity': 4, 'used': 0},
+                                  'MEMORY_MB': {'capacity': 1024,
+                                                'used': 24}},
+                    'traits': [],
+                    'parent_provider_uuid': None,
+                    'root_provider_uuid': self.uuids['ratio']}},
+                summaries)
+        # One unit more than ratio's room.
+        self.assertEqual([[('fits', [('MEMORY_MB', 1001), ('VCPU', 2)])]],
+                         self.candidates(group(VCPU=2, MEMORY_MB=1001)))
+        # Below 1.27, the requested classes only.
+        answer = rendered(cand_db.get_candidates(
+            self.context, rq.CandidateRequest(groups=(request,)),
+            all_classes=False))
+        self.assertEqual(
+            {'VCPU': {'capacity': 4, 'used': 0},
+             'MEMORY_MB': {'capacity': 1536, 'used': 0}},
+            answer['provider_summaries'][self.uuids['fits']]['resources'])
+
     def test_a_flat_request_asked_again(self):
         # The statement of a lone flat group is kept between requests:
         # the answer still follows the database, and requests that differ
