@@ -658,7 +658,8 @@ class _Builder(object):
         columns = ()
         if form is not None:
             # None on PostgreSQL with traits: flat_grouping's.
-            column = provider_summaries.flat_document(connection, *form)
+            column = provider_summaries.flat_document(connection, *form,
+                                                      joined=by_rows)
             if column is not None:
                 columns = (column,)
         query = sa.select(
@@ -676,7 +677,7 @@ class _Builder(object):
             query = query.order_by(RP.c.id).limit(first)
         if form is not None:
             query = provider_summaries.flat_grouping(connection, query,
-                                                     form)
+                                                     form, joined=by_rows)
         if key is not None:
             if len(_FLAT_STATEMENTS) >= FLAT_STATEMENTS_KEPT:
                 _FLAT_STATEMENTS.clear()

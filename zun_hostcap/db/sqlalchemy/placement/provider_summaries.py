@@ -61,6 +61,11 @@ _PARENT = RP.alias('summary_parent')
 # (flat_grouping).
 _FLAT_HELD = RPT.alias('summary_held')
 _FLAT_TRAIT = TRAIT.alias('summary_trait')
+# The name of the inventory row INV's class: a lookup of each row, not a
+# join (see _summary_document).
+_CLASS_NAME = (sa.select(RC.c.name)
+               .where(RC.c.id == INV.c.resource_class_id)
+               .scalar_subquery())
 
 
 @functools.lru_cache(maxsize=64)
@@ -72,10 +77,7 @@ def _row_resources(dialect, class_ids):
     ``class_ids`` (a frozenset, or None for all) are NULL, which the
     aggregate skips.
     """
-    class_name = (sa.select(RC.c.name)
-                  .where(RC.c.id == INV.c.resource_class_id)
-                  .scalar_subquery())
-    text = _resource_text(dialect, class_name, provider_filter.ROW_USED)
+    text = _resource_text(dialect, _CLASS_NAME, provider_filter.ROW_USED)
     if class_ids is not None:
         text = sa.case((INV.c.resource_class_id.in_(sorted(class_ids)),
                         text))
@@ -106,11 +108,8 @@ def _summary_document(dialect, class_ids, with_traits, nested, flat=False,
         uuid = provider_filter.GROUP_UUID
         resources = _row_resources(dialect, class_ids)
     else:
-        class_name = (sa.select(RC.c.name)
-                      .where(RC.c.id == INV.c.resource_class_id)
-                      .scalar_subquery())
         resources = (sa.select(_joined(dialect, _resource_text(dialect,
-                                                               class_name),
+                                                               _CLASS_NAME),
                                        INV.c.resource_class_id))
                      .where(INV.c.resource_provider_id == RP.c.id))
         if class_ids is not None:
@@ -153,7 +152,8 @@ def _summary_document(dialect, class_ids, with_traits, nested, flat=False,
     return document + '}'
 
 
-def flat_document(connection, class_ids, with_traits, nested):
+def flat_document(connection, class_ids, with_traits, nested,
+                  joined=False):
     """A provider's summary as a column of the statement that finds it.
 
     For a provider with neither parent nor children, such as every
@@ -161,26 +161,26 @@ def flat_document(connection, class_ids, with_traits, nested):
     providers of a lone flat group, the summaries cost no statement of
     their own (a round trip, PostgreSQL's planning, and a join of the
     providers found again: 1 to 1.5 ms of about 10 for 161 providers).
-    Where the statement is grouped by inventory rows
-    (provider_filter.by_rows), an aggregate of its rows. None on
-    PostgreSQL with traits: flat_grouping writes them.
+    ``joined``: the statement is grouped by inventory rows
+    (provider_filter.with_room_by_rows); the summary is an aggregate of
+    its rows. None on PostgreSQL with traits: flat_grouping writes them.
     """
     dialect = connection.dialect.name
     if _grouped(connection, with_traits):
         return None
     return _summary_document(
         dialect, None if class_ids is None else frozenset(class_ids),
-        with_traits, nested, flat=True,
-        joined=provider_filter.by_rows(dialect))
+        with_traits, nested, flat=True, joined=joined)
 
 
-def flat_grouping(connection, query, form):
+def flat_grouping(connection, query, form, joined=False):
     """``query``, with its providers' summaries where flat_document gave none.
 
-    ``form``: flat_document's (class_ids, with_traits, nested). On
-    PostgreSQL with traits, flat_document gives no column: the providers
-    ``query`` finds (id, uuid, and their resources' text where it is
-    grouped by inventory rows) are fenced in a subquery (OFFSET 0: its
+    ``form``: flat_document's (class_ids, with_traits, nested), and
+    ``joined`` its own. On PostgreSQL with traits, flat_document gives
+    no column: the providers ``query`` finds (id, uuid, and their
+    resources' text where it is grouped by inventory rows) are fenced
+    in a subquery (OFFSET 0: its
     joins and semi-joins planned as before, whatever follows), and this
     statement joins their traits and the traits' names to them, grouped
     by provider, and writes each summary, the same text. The join
@@ -201,7 +201,6 @@ def flat_grouping(connection, query, form):
     if not _grouped(connection, with_traits):
         return query
     class_ids = None if class_ids is None else frozenset(class_ids)
-    joined = provider_filter.by_rows('postgresql')
     if joined:
         # Aggregated inside the fence, over the rows grouped there.
         query = query.add_columns(
