@@ -349,6 +349,26 @@ def chunks(ids):
         yield ids[start:start + IN_CHUNK]
 
 
+def in_ids(column, ids):
+    """``column IN ids``, for ``ids`` sorted and distinct, as sent.
+
+    Where the ids are most of the range from the first to the last (the
+    providers of a cloud's many candidates, created one after the other),
+    the range less the ids it holds that are not asked for: ``BETWEEN``
+    and a short ``NOT IN``. Each id bound is some 1.5 microseconds of
+    Python for SQLAlchemy and PyMySQL: the summaries of 1,010 providers
+    with ids 1 to 1,010 took 13.0 ms with their IN list, 11.4 so
+    (round 7 of the benchmark guide).
+    """
+    if len(ids) > 2:
+        low, high = ids[0], ids[-1]
+        if high - low + 1 < 2 * len(ids):
+            wanted = set(ids)
+            holes = [rp for rp in range(low, high + 1) if rp not in wanted]
+            return sa.and_(column.between(low, high), column.not_in(holes))
+    return column.in_(ids)
+
+
 def provider_row(context, uuid):
     """The provider's row (PROVIDER_COLUMNS), in the caller's transaction.
 

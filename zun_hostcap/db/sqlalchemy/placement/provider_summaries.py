@@ -363,5 +363,5 @@ def text(context, roots, only, class_ids, with_traits, nested, flat=False):
     texts = []
     for part in common.chunks(ids):
         texts.extend(context.session.execute(
-            query.where(column.in_(part))).scalars().all())
+            query.where(common.in_ids(column, part))).scalars().all())
     return ', '.join(texts)

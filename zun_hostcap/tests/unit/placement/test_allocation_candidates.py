@@ -418,6 +418,30 @@ class CandidateTests(object):
              'MEMORY_MB': {'capacity': 1536, 'used': 0}},
             answer['provider_summaries'][self.uuids['fits']]['resources'])
 
+    def test_summaries_of_most_providers_and_of_a_few(self):
+        # The summaries are of the candidates' providers alone, whether
+        # they are most of a range of ids (read as the range less the
+        # others) or a few of them.
+        self.provider('pool', DISK_GB=1000, aggregates=[AGG1],
+                      traits=['MISC_SHARES_VIA_AGGREGATE'])
+        for index in range(8):
+            self.provider('cn%d' % index, VCPU=4, aggregates=[AGG1])
+        self.provider('other', DISK_GB=10)
+        self.allocate('cn3', VCPU=4)
+        self.allocate('cn6', VCPU=4)
+        request = group(VCPU=1, DISK_GB=10)
+        summaries = self.answer(request)['provider_summaries']
+        self.assertEqual({'pool', 'cn0', 'cn1', 'cn2', 'cn4', 'cn5', 'cn7'},
+                         {self.names[uuid] for uuid in summaries})
+        self.assertEqual(
+            {'VCPU': {'capacity': 4, 'used': 0}},
+            summaries[self.uuids['cn7']]['resources'])
+        for name in ('cn1', 'cn2', 'cn4', 'cn5'):
+            self.allocate(name, VCPU=4)
+        summaries = self.answer(request)['provider_summaries']
+        self.assertEqual({'pool', 'cn0', 'cn7'},
+                         {self.names[uuid] for uuid in summaries})
+
     def test_a_flat_request_asked_again(self):
         # The statement of a lone flat group is kept between requests:
         # the answer still follows the database, and requests that differ
