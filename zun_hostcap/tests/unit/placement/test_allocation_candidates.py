@@ -420,16 +420,19 @@ class CandidateTests(object):
 
     def test_summaries_of_most_providers_and_of_a_few(self):
         # The summaries are of the candidates' providers alone, whether
-        # they are most of a range of ids (read as the range less the
-        # others) or a few of them.
+        # they are a whole range of ids, most of one (read as the range
+        # less the others) or a few of them.
         self.provider('pool', DISK_GB=1000, aggregates=[AGG1],
                       traits=['MISC_SHARES_VIA_AGGREGATE'])
         for index in range(8):
             self.provider('cn%d' % index, VCPU=4, aggregates=[AGG1])
         self.provider('other', DISK_GB=10)
+        request = group(VCPU=1, DISK_GB=10)
+        summaries = self.answer(request)['provider_summaries']
+        self.assertEqual({'pool'} | {'cn%d' % index for index in range(8)},
+                         {self.names[uuid] for uuid in summaries})
         self.allocate('cn3', VCPU=4)
         self.allocate('cn6', VCPU=4)
-        request = group(VCPU=1, DISK_GB=10)
         summaries = self.answer(request)['provider_summaries']
         self.assertEqual({'pool', 'cn0', 'cn1', 'cn2', 'cn4', 'cn5', 'cn7'},
                          {self.names[uuid] for uuid in summaries})
