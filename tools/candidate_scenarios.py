@@ -574,10 +574,10 @@ def time_query(make_client, query, timeout):
             figures.latencies = [first]
             figures.seconds, figures.ops = first, 1
         # Untimed, on either side: the first requests after a load are
-        # slower, each meeting a database connection the load opened
-        # still cold for this query. Ours answered (e) on PostgreSQL in
-        # 32 to 37 ms for its first 5 timed requests, then in 27 to 33
-        # (round 7 of the benchmark guide).
+        # slower, most likely each meeting a database connection the load
+        # opened, still cold for this query. Ours answered (e) on
+        # PostgreSQL in 32 to 37 ms for its first 5 timed requests, then
+        # in 27 to 33 (round 7 of the benchmark guide).
         warm_until = time.perf_counter() + WARM_UP_SECONDS
         for _ in range(min(iterations, WARM_UP_REQUESTS)):
             if time.perf_counter() > warm_until:
