@@ -347,15 +347,25 @@ class CandidateTests(object):
              [('cn3', [('VCPU', 2)])]],
             self.candidates(group(VCPU=2), limit=5,
                             options={'max_candidates': 3}))
-        # Shuffled: any of them, still as many.
+        # Shuffled (drawn by the database): any of them, still as many,
+        # each with its summary alone.
         names = set()
         for _attempt in range(20):
-            found = self.candidates(group(VCPU=2), limit=2,
-                                    options={'randomize': True})
+            answer = self.answer(group(VCPU=2), limit=2,
+                                 options={'randomize': True})
+            found = {self.names[uuid]
+                     for request in answer['allocation_requests']
+                     for uuid in request['allocations']}
             self.assertEqual(2, len(found))
-            names.update(candidate[0][0] for candidate in found)
+            self.assertEqual(found, {self.names[uuid] for uuid in
+                                     answer['provider_summaries']})
+            names.update(found)
         self.assertLess({'cn0', 'cn2'}, names)
         self.assertLessEqual(names, {'cn0', 'cn2', 'cn3', 'cn4', 'cn5'})
+        for _attempt in range(5):
+            self.assertEqual(3, len(self.candidates(
+                group(VCPU=2), limit=5,
+                options={'randomize': True, 'max_candidates': 3})))
 
     def test_each_capacity_rule_in_a_flat_cloud(self):
         # A lone flat group's providers are read with their summaries
