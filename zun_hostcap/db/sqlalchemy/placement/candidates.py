@@ -623,7 +623,8 @@ class _Builder(object):
         Where every tree is one provider and nothing is shared, one
         provider serves the group, and meets its traits and aggregates
         itself: one statement finds them all (with a limit, only the
-        first of them). Each provider is its own root, without parent.
+        first of them, or as many drawn at random where they are
+        shuffled). Each provider is its own root, without parent.
         """
         resources = self.names.resources(group)
         form = None
