@@ -565,57 +565,47 @@ class _Builder(object):
             sa.select(sa.func.max(RP.c.parent_provider_id))).scalar() \
             is not None
 
-    def _in_order(self):
-        """Whether the search makes a candidate of each provider read.
+    def _lone_unfiltered(self):
+        """Whether flat_level's group is the only one, unfiltered.
 
-        A lone flat group's: the search takes the anchors in id order,
-        one candidate each, and stops at the cap, unless they are
-        shuffled or filtered after the statement.
+        The request's only group, and its providers not filtered after
+        the statement (by their roots' traits).
         """
         return (len(self.request.groups) == 1 and
-                not self.options.randomize and
                 self.allowed_anchors is None)
 
     def _each_read_is_a_candidate(self):
         """Whether each provider flat_level reads makes a candidate.
 
-        Those the search takes in order (_in_order), or, shuffled, all
-        of them where there is no cap. (Drawn at random with a cap,
-        _drawn, each is one too, but their summaries are not read with
-        them: the database would write the summary of each provider that
-        fits before drawing.)
+        A lone, unfiltered group's: those the search takes in id order,
+        one candidate each, up to the cap, or, shuffled, all of them
+        where there is no cap. (Drawn at random with a cap, _read_cap,
+        each is one too, but their summaries are not read with them: the
+        database would write the summary of each provider that fits
+        before drawing.)
         """
-        if self._in_order():
-            return True
-        return (len(self.request.groups) == 1 and
-                self.allowed_anchors is None and
-                search.cap(self.options, self.request.limit) is None)
+        return self._lone_unfiltered() and (
+            not self.options.randomize or
+            search.cap(self.options, self.request.limit) is None)
 
-    def _first_only(self):
-        """How many providers a lone flat group needs; None: all.
+    def _read_cap(self):
+        """How many providers a lone flat group reads, and how; None: all.
 
-        Where the search takes them in order, the first ``cap`` are all
-        it reads.
+        (cap, shuffled). In order, the search makes a candidate of each
+        of the first ``cap`` providers by id: they are all it reads.
+        Shuffled, of the first ``cap`` of a shuffle of all those that
+        fit: a sample of them, drawn alike by the database (ordered at
+        random, with the cap as its limit), which then sends those
+        alone. For 1,000 of 50,000 computes PostgreSQL had sent all
+        50,000 to be shuffled here: 214 ms a request, 154 so (round 7 of
+        the benchmark guide).
         """
-        if not self._in_order():
+        if not self._lone_unfiltered():
             return None
-        return search.cap(self.options, self.request.limit)
-
-    def _drawn(self):
-        """How many providers a lone flat group draws at random; None: all.
-
-        Shuffled with a cap, the search makes a candidate of each of the
-        first ``cap`` providers of a shuffle of all those that fit: a
-        sample of them, drawn alike by the database (ordered at random,
-        with the cap as its limit), which then sends those alone. For
-        1,000 of 50,000 computes PostgreSQL had sent all 50,000 to be
-        shuffled here: 214 ms a request, 154 so (round 7 of the
-        benchmark guide).
-        """
-        if (len(self.request.groups) != 1 or not self.options.randomize or
-                self.allowed_anchors is not None):
+        cap = search.cap(self.options, self.request.limit)
+        if cap is None:
             return None
-        return search.cap(self.options, self.request.limit)
+        return cap, self.options.randomize
 
     def flat_level(self, group):
         """The Level of the unsuffixed group in a flat, unshared cloud.
@@ -658,8 +648,7 @@ class _Builder(object):
         request's Python on PostgreSQL). Not kept with in_tree, whose
         root is read first.
         """
-        first = self._first_only()
-        drawn = self._drawn()
+        read_cap = self._read_cap()
         connection = self.context.session.connection()
         dialect = connection.dialect.name
         key = None
@@ -669,7 +658,7 @@ class _Builder(object):
                    tuple(tuple(names.traits(any_of))
                          for any_of in group.required_traits),
                    tuple(names.traits(group.forbidden_traits)),
-                   resources, first, drawn, form and (
+                   resources, read_cap, form and (
                        None if form[0] is None else frozenset(form[0]),
                        form[1], form[2]))
             query = _FLAT_STATEMENTS.get(key)
@@ -694,12 +683,15 @@ class _Builder(object):
             query = query.where(*conditions)
         if by_rows:
             query = rp_filter.with_room_by_rows(query, resources)
-        if first is not None:
-            query = query.order_by(RP.c.id).limit(first)
-        elif drawn is not None:
-            query = query.order_by(
-                sa.func.rand() if dialect == 'mysql' else
-                sa.func.random()).limit(drawn)
+        if read_cap is not None:
+            cap, shuffled = read_cap
+            if not shuffled:
+                order = RP.c.id
+            elif dialect == 'mysql':
+                order = sa.func.rand()
+            else:
+                order = sa.func.random()
+            query = query.order_by(order).limit(cap)
         if form is not None:
             query = provider_summaries.flat_grouping(connection, query,
                                                      form, joined=by_rows)
