@@ -29,6 +29,7 @@ from zun_hostcap.db.sqlalchemy.placement import aggregates as agg_db
 from zun_hostcap.db.sqlalchemy.placement import allocations as alloc_db
 from zun_hostcap.db.sqlalchemy.placement import candidates as cand_db
 from zun_hostcap.db.sqlalchemy.placement import inventories as inv_db
+from zun_hostcap.db.sqlalchemy.placement import resource_classes
 from zun_hostcap.db.sqlalchemy.placement import resource_providers as rp_db
 from zun_hostcap.db.sqlalchemy.placement import traits as trait_db
 from zun_hostcap.tests import base
@@ -427,6 +428,33 @@ class CandidateTests(object):
             {'VCPU': {'capacity': 4, 'used': 0},
              'MEMORY_MB': {'capacity': 1536, 'used': 0}},
             answer['provider_summaries'][self.uuids['fits']]['resources'])
+
+    def test_summaries_name_every_class(self):
+        # Standard classes are named by their index in os-resource-classes
+        # (the first and the last here), custom ones looked up: in a flat
+        # cloud, then in a tree, with every class and with those asked.
+        last = resource_classes.STANDARDS[-1]
+        resource_classes.create(self.context, 'CUSTOM_MAGIC')
+        self.provider('cn', VCPU=4, CUSTOM_MAGIC=2, **{last: 8})
+        self.allocate('cn', CUSTOM_MAGIC=1)
+        expected = {'VCPU': {'capacity': 4, 'used': 0},
+                    last: {'capacity': 8, 'used': 0},
+                    'CUSTOM_MAGIC': {'capacity': 2, 'used': 1}}
+
+        def summary(name, *groups, **kwargs):
+            answer = rendered(cand_db.get_candidates(
+                self.context, rq.CandidateRequest(groups=groups), **kwargs))
+            return answer['provider_summaries'][self.uuids[name]][
+                'resources']
+        for flat in (True, False):
+            self.assertEqual(expected, summary('cn', group(VCPU=1)))
+            self.assertEqual(
+                {'CUSTOM_MAGIC': expected['CUSTOM_MAGIC']},
+                summary('cn', group(CUSTOM_MAGIC=1), all_classes=False))
+            if flat:
+                self.provider('numa', 'cn', CUSTOM_MAGIC=3)
+        self.assertEqual({'CUSTOM_MAGIC': {'capacity': 3, 'used': 0}},
+                         summary('numa', group(VCPU=1)))
 
     def test_summaries_of_most_providers_and_of_a_few(self):
         # The summaries are of the candidates' providers alone, whether
