@@ -377,6 +377,10 @@ class _Builder(object):
         if group.forbidden_traits:
             conditions.append(~rp_filter.with_traits(
                 RP.c.id, names.traits(group.forbidden_traits)))
+        if self._traits_in_rows(group):
+            conditions.extend(rp_filter.with_traits(RP.c.id,
+                                                    names.traits(any_of))
+                              for any_of in group.required_traits)
         if tree_root is not None:
             conditions.append(RP.c.root_provider_id == tree_root)
         # In the tree's own terms: the provider or its root.
@@ -443,6 +447,20 @@ class _Builder(object):
                        row[width + 2])
             else:
                 yield rp, root, parent, uuid, classes, True, rp in sharing
+
+    def _traits_in_rows(self, group):
+        """Whether _class_rows tests the unsuffixed group's required traits.
+
+        Where the group asks for one class, a candidate takes it from one
+        provider, which must meet the traits itself: its statement tests
+        them, and the search has none left to test (space()). Otherwise
+        the group's providers meet them together, and the search tests
+        them on the traits read of those providers: for the nested
+        shape's 1,000 computes a statement of its own, 4.4 ms on MariaDB
+        and 1.9 on PostgreSQL, where the test in the rows costs 0.8.
+        """
+        return (bool(group.required_traits) and
+                len(self.names.resources(group)) == 1)
 
     def unsuffixed_levels(self, group):
         """The Levels of the unsuffixed group, one a class.
@@ -726,7 +744,8 @@ class _Builder(object):
         anchors = sorted(anchors)
         unsuffixed_required = ()
         traits_of = None
-        if unsuffixed is not None and unsuffixed.required_traits:
+        if (unsuffixed is not None and unsuffixed.required_traits and
+                not self._traits_in_rows(unsuffixed)):
             unsuffixed_required = tuple(
                 frozenset(self.names.traits(any_of))
                 for any_of in unsuffixed.required_traits)

@@ -189,6 +189,24 @@ class CandidateTests(object):
         self.assertEqual(self.uuids['numa1'], fpga['parent_provider_uuid'])
         self.assertEqual(self.uuids['cn'], fpga['root_provider_uuid'])
 
+    def test_one_unsuffixed_class_meets_the_traits_itself(self):
+        # With one class, the one provider that serves it has the
+        # required traits; with several, the providers together (above).
+        self.nested()
+        self.assertEqual([], self.candidates(
+            group(VCPU=1, required=['STORAGE_DISK_SSD'])))
+        self.assertEqual([[('numa1', [('VCPU', 1)])]], self.candidates(
+            group(VCPU=1, required=['HW_CPU_X86_AVX2'])))
+        any_of = rq.RequestGroup(
+            resources=(('VCPU', 1),),
+            required_traits=(frozenset(['HW_CPU_X86_AVX2',
+                                        'STORAGE_DISK_SSD']),
+                             frozenset(['HW_NUMA_ROOT'])))
+        self.assertEqual([[('numa1', [('VCPU', 1)])]],
+                         self.candidates(any_of))
+        self.assertEqual([[('cn', [('DISK_GB', 10)])]], self.candidates(
+            group(DISK_GB=10, required=['STORAGE_DISK_SSD'])))
+
     def test_below_1_29_one_provider_a_tree(self):
         self.nested()
         self.assertEqual([], self.candidates(group(VCPU=1, DISK_GB=10),
