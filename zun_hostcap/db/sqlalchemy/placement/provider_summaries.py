@@ -111,8 +111,7 @@ def _row_resources(dialect, class_ids):
     ``class_ids`` (a frozenset, or None for all) are NULL, which the
     aggregate skips.
     """
-    text = _resource_text(dialect, _class_name(dialect),
-                          provider_filter.ROW_USED)
+    text = _resource_text(dialect, provider_filter.ROW_USED)
     if class_ids is not None:
         text = sa.case((INV.c.resource_class_id.in_(sorted(class_ids)),
                         text))
@@ -143,7 +142,7 @@ def _summary_document(dialect, class_ids, with_traits, nested, flat=False,
         uuid = provider_filter.GROUP_UUID
         resources = _row_resources(dialect, class_ids)
     else:
-        text = _resource_text(dialect, _class_name(dialect))
+        text = _resource_text(dialect)
         resources = (sa.select(_joined(dialect, text,
                                        INV.c.resource_class_id))
                      .where(INV.c.resource_provider_id == RP.c.id))
@@ -261,15 +260,15 @@ def _grouped(connection, with_traits):
     return with_traits and connection.dialect.name == 'postgresql'
 
 
-def _resource_text(dialect, class_name, used=None):
+def _resource_text(dialect, used=None):
     """One inventory's ``"CLASS": {"capacity": ..., "used": ...}``.
 
-    ``class_name``: the expression of its class's name (_class_name).
-    ``used``: what is allocated of it, if the statement has it already.
+    Its class is named by _class_name. ``used``: what is allocated of
+    it, if the statement has it already.
     """
     if used is None:
         used = provider_filter.used(or_zero=True)
-    return (sa.literal('"') + class_name + '": {"capacity": ' +
+    return (sa.literal('"') + _class_name(dialect) + '": {"capacity": ' +
             _text(provider_filter.capacity(dialect)) + ', "used": ' +
             _text(used) + '}')
 
@@ -311,8 +310,7 @@ def _grouped_statement(class_ids, with_traits, nested, by_root):
                                                 INV.c.resource_provider_id)
     resources = (
         sa.select(INV.c.resource_provider_id.label('rp_id'),
-                  _joined(dialect,
-                          _resource_text(dialect, _class_name(dialect)),
+                  _joined(dialect, _resource_text(dialect),
                           INV.c.resource_class_id).label('text'))
         .select_from(inventories)
         .where(inventories_wanted)
