@@ -118,4 +118,5 @@ def setup_app(metrics_path=True):
         app = metrics_api.RequestMetrics(app,
                                          placement_prefix=placement_app.PREFIX)
     app = middleware.RequestId(app)
-    return middleware.ProxyHeaders(app, CONF)
+    app = middleware.ProxyHeaders(app, CONF)
+    return middleware.LargeBodyAsFile(app)

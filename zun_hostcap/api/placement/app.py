@@ -152,4 +152,5 @@ def setup_standalone_app():
     if counting:
         app = metrics_api.RequestMetrics(app)
     app = middleware.RequestId(app)
-    return middleware.ProxyHeaders(app, CONF)
+    app = middleware.ProxyHeaders(app, CONF)
+    return middleware.LargeBodyAsFile(app)

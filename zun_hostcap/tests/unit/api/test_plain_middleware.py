@@ -13,7 +13,10 @@
 """oslo.middleware's request id and proxy headers, called as plain WSGI.
 
 Each answers what oslo.middleware's own class answers, side by side.
+And a large body handed to the server through its file wrapper.
 """
+
+from wsgiref import util as wsgiref_util
 
 from oslo_config import cfg
 from oslo_config import fixture as config_fixture
@@ -111,3 +114,50 @@ class TestPlainMiddleware(base.TestCase):
         self._same(ours, theirs)
         self.assertTrue(ours.body.startswith(
             b'https h.example 198.51.100.7'))
+
+
+def _answering(body):
+    """An application answering ``body`` (an iterable) as it is."""
+    def app(environ, start_response):
+        start_response('200 OK', [('Content-Type', 'application/json')])
+        return body
+    return app
+
+
+class TestLargeBodyAsFile(base.TestCase):
+
+    def _call(self, app, file_wrapper=wsgiref_util.FileWrapper):
+        environ = webob.Request.blank('/').environ
+        if file_wrapper is not None:
+            environ['wsgi.file_wrapper'] = file_wrapper
+        return middleware.LargeBodyAsFile(app, least=16)(
+            environ, lambda status, headers, exc_info=None: None)
+
+    def test_a_large_body_goes_through_the_file_wrapper(self):
+        content = b'[' + b'1, ' * 40 + b'2]'
+        body = self._call(_answering([content]))
+        self.assertIsInstance(body, wsgiref_util.FileWrapper)
+        # A server iterating over it gets the whole body in one piece.
+        self.assertEqual([content], list(body))
+
+    def test_a_small_body_is_left_as_it_is(self):
+        body = self._call(_answering([b'{"a": 1}']))
+        self.assertEqual([b'{"a": 1}'], body)
+
+    def test_a_body_in_pieces_or_streamed_is_left_as_it_is(self):
+        pieces = [b'x' * 20, b'y' * 20]
+        self.assertEqual(pieces, self._call(_answering(pieces)))
+        streamed = iter([b'z' * 40])
+        self.assertIs(streamed, self._call(_answering(streamed)))
+
+    def test_without_a_file_wrapper_the_body_is_left_as_it_is(self):
+        body = self._call(_answering([b'x' * 40]), file_wrapper=None)
+        self.assertEqual([b'x' * 40], body)
+
+    def test_an_empty_head_answer_is_left_as_it_is(self):
+        app = middleware.RequestId(_answering([b'x' * 40]))
+        environ = webob.Request.blank('/', method='HEAD').environ
+        environ['wsgi.file_wrapper'] = wsgiref_util.FileWrapper
+        body = middleware.LargeBodyAsFile(app, least=16)(
+            environ, lambda status, headers, exc_info=None: None)
+        self.assertEqual([], body)

@@ -24,7 +24,9 @@ import threading
 import time
 
 import fixtures
+from waitress import buffers as waitress_buffers
 
+from zun_hostcap.api import middleware
 from zun_hostcap.api import server
 from zun_hostcap.cmd import api as cmd_api
 from zun_hostcap.common import concurrency
@@ -166,6 +168,35 @@ class TestWSGIService(base.TestCase):
             response = conn.getresponse()
             self.assertEqual(200, response.status)
             self.assertEqual(path, json.loads(response.read())['path'])
+
+    def test_a_large_body_is_sent_from_the_file_wrapper(self):
+        content = json.dumps({'items': [{'uuid': '%032x' % n, 'n': n}
+                                        for n in range(40000)]}).encode()
+        handed = []
+
+        def large(environ, start_response):
+            start_response('200 OK', [('Content-Type', 'application/json'),
+                                      ('Content-Length', str(len(content)))])
+            return [content]
+        as_file = middleware.LargeBodyAsFile(large)
+
+        def app(environ, start_response):
+            body = as_file(environ, start_response)
+            handed.append(body)
+            return body
+        svc = self._start(app)
+        conn = http.client.HTTPConnection(*svc.address, timeout=HTTP_TIMEOUT)
+        self.addCleanup(conn.close)
+        # Twice on one connection: the next answer follows the file's.
+        for _ in range(2):
+            conn.request('GET', '/')
+            response = conn.getresponse()
+            self.assertEqual(200, response.status)
+            self.assertEqual(str(len(content)),
+                             response.getheader('Content-Length'))
+            self.assertEqual(content, response.read())
+        self.assertGreater(len(content), middleware.LARGE_BODY)
+        self.assertIsInstance(handed[0], waitress_buffers.FileBasedBuffer)
 
     def test_threads_serve_requests_at_the_same_time(self):
         # Each request waits in the application until the other one is
