@@ -1051,19 +1051,21 @@ def _candidate_server(side, engine, tmp, tag):
     return server
 
 
-def _measure_scenario(side, engine, tmp, tag, scenario, timeout):
-    """{query label: Figures} of ``scenario`` served by ``side``.
+def _measure_scenario(sides, engine, tmp, tag, scenario, timeout):
+    """[{query label: Figures}] of ``scenario``, one for each of ``sides``.
 
-    A scenario whose queries may not be answered in time has a server
-    (and a load) for each of them.
+    A scenario whose queries may not be answered in time has servers
+    (and loads) for each of them.
     """
     if not scenario.server_per_query:
-        return _measure(side, engine, tmp, tag, scenario,
+        return _measure(sides, engine, tmp, tag, scenario,
                         scenario.queries(), timeout)
-    results = {}
+    results = [{} for _ in sides]
     for index, query in enumerate(scenario.queries()):
-        results.update(_measure(side, engine, tmp, '%s%d' % (tag, index),
-                                scenario, [query], timeout))
+        for mine, figures in zip(results, _measure(
+                sides, engine, tmp, '%s%d' % (tag, index), scenario,
+                [query], timeout)):
+            mine.update(figures)
     return results
 
 
@@ -1078,68 +1080,95 @@ def _settle(engine, side):
     try:
         done = engine.settle(side.name)
     except Exception as exc:   # noqa: B902  timed as it is then
-        print('    could not settle the database: %s' % exc, flush=True)
+        print('    %s: could not settle the database: %s' % (
+            side.label, exc), flush=True)
         return
     if done:
-        print('    database settled (%s) in %.1f s' % (
-            done, time.perf_counter() - began), flush=True)
+        print('    %s: database settled (%s) in %.1f s' % (
+            side.label, done, time.perf_counter() - began), flush=True)
 
 
-def _measure(side, engine, tmp, tag, scenario, queries, timeout):
-    """{query label: Figures} of ``queries`` on one server of ``side``."""
+def _measure(sides, engine, tmp, tag, scenario, queries, timeout):
+    """[{query label: Figures}] of ``queries``, one for each of ``sides``.
+
+    Each side is served on a fresh database of its own and loaded; the
+    databases are settled; then the sides' requests of each query take
+    turns (``time_alternately``). The scheduler loop has one side.
+    """
     labels = [q.label for q in queries] or ['(f) scheduler loop']
-    server = None
-    try:
-        try:
-            server = _candidate_server(side, engine, tmp, tag)
-        except Exception as exc:   # noqa: B902
-            return {label: candidate_scenarios.Figures(
-                'did not start: %s' % exc) for label in labels}
+    results = [{} for _ in sides]
+    started = []   # (side, server)
+    loaded = []    # (side, server, results)
 
-        def make_client(client_timeout=120):
-            return Client(server.port, client_timeout)
-        print('  %s on %s (%s): loading %d providers on port %d ...' % (
-            side.label, engine.name, tag, len(scenario.providers),
-            server.port), flush=True)
-        began = time.perf_counter()
-        try:
-            candidate_scenarios.load(scenario, make_client)
-        except Exception as exc:   # noqa: B902
-            return {label: candidate_scenarios.Figures(
-                'loading failed: %s' % exc) for label in labels}
-        print('    loaded in %.0f s' % (time.perf_counter() - began),
-              flush=True)
-        _settle(engine, side)
-        results = {}
-        if not queries:
-            results[labels[0]] = candidate_scenarios.scheduler_loop(
-                make_client, scenario, StepError)
+    def failed(mine, why):
+        mine.update((label, candidate_scenarios.Figures(why))
+                    for label in labels)
+    try:
+        for side, mine in zip(sides, results):
+            try:
+                server = _candidate_server(side, engine, tmp, tag)
+            except Exception as exc:   # noqa: B902
+                failed(mine, 'did not start: %s' % exc)
+                continue
+            started.append((side, server))
+            print('  %s on %s (%s): loading %d providers on port %d ...' % (
+                side.label, engine.name, tag, len(scenario.providers),
+                server.port), flush=True)
+            began = time.perf_counter()
+            try:
+                candidate_scenarios.load(scenario, _client_of(server))
+            except Exception as exc:   # noqa: B902
+                failed(mine, 'loading failed: %s' % exc)
+                continue
+            print('    loaded in %.0f s' % (time.perf_counter() - began),
+                  flush=True)
+            loaded.append((side, server, mine))
+        for side, _server, _mine in loaded:
+            _settle(engine, side)
+        if not queries and loaded:
+            side, server, mine = loaded[0]
+            mine[labels[0]] = candidate_scenarios.scheduler_loop(
+                _client_of(server), scenario, StepError)
         for query in queries:
-            figures = candidate_scenarios.time_query(make_client, query,
-                                                     timeout)
-            results[query.label] = figures
-            print('    %s: %s' % (query.label, figures.error or
-                                  '%.1f ms' % figures.p50), flush=True)
-            if figures.timed_out:
-                break   # the server is still at it: no fair next query
-        if scenario.floor and isinstance(side, Ours):
-            _measure_floors(engine, server, queries, results)
-        rss = candidate_scenarios.peak_rss_mb(server.process.pid)
-        for figures in results.values():
-            figures.rss_mb = rss
-        for label in labels:
-            results.setdefault(label, candidate_scenarios.Figures(
-                'not run: an earlier query timed out'))
+            all_figures = candidate_scenarios.time_alternately(
+                [_client_of(server) for _side, server, _mine in loaded],
+                query, timeout)
+            for (side, _server, mine), figures in zip(loaded, all_figures):
+                mine[query.label] = figures
+                print('    %s, %s: %s' % (
+                    side.label, query.label,
+                    figures.error or '%.1f ms' % figures.p50), flush=True)
+            if any(figures.timed_out for figures in all_figures):
+                break   # a server is still at it: no fair next query
+        for side, server, mine in loaded:
+            if scenario.floor and isinstance(side, Ours):
+                _measure_floors(engine, server, queries, mine)
+            rss = candidate_scenarios.peak_rss_mb(server.process.pid)
+            for figures in mine.values():
+                figures.rss_mb = rss
+        for mine in results:
+            for label in labels:
+                mine.setdefault(label, candidate_scenarios.Figures(
+                    'not run: an earlier query timed out'))
         return results
     finally:
-        if server is not None:
+        for side, server in started:
             server.stop()
             _RUNNING.discard(server)
-        try:
-            side.teardown(engine)
-            engine.drop(side.name)
-        except Exception as exc:   # noqa: B902
-            print('  could not clean up after %s: %s' % (side.label, exc))
+        for side in sides:
+            try:
+                side.teardown(engine)
+                engine.drop(side.name)
+            except Exception as exc:   # noqa: B902
+                print('  could not clean up after %s: %s' % (side.label,
+                                                             exc))
+
+
+def _client_of(server):
+    """A maker of keep-alive clients of ``server``."""
+    def make_client(client_timeout=120):
+        return Client(server.port, client_timeout)
+    return make_client
 
 
 def _measure_floors(engine, server, queries, results):
@@ -1185,30 +1214,58 @@ def run_candidates(args, engines, theirs_python, tmp):
                 candidate_scenarios.QUICK_SCALE if args.quick else 1)
             print('%s: (%s) %s' % (engine.name, scenario.key,
                                    scenario.title), flush=True)
+            if _side_by_side(scenario, args):
+                (variant, config), = scenario.variants
+                ours, theirs = _measure_scenario(
+                    [Ours(scenario.ours_config),
+                     Theirs(theirs_python, config)], engine, tmp,
+                    scenario.key, scenario, args.timeout)
+                rows.extend(_rows(engine, scenario, variant, ours, theirs))
+                continue
             if not scenario.ours_follows_variants:
-                ours = _measure_scenario(
-                    Ours(scenario.ours_config), engine, tmp,
+                ours, = _measure_scenario(
+                    [Ours(scenario.ours_config)], engine, tmp,
                     scenario.key, scenario, args.timeout)
             for variant, config in scenario.variants:
                 if scenario.ours_follows_variants:
-                    ours = _measure_scenario(
-                        Ours(_merged(scenario.ours_config, config)), engine,
-                        tmp, 'o' + scenario.key + variant.replace(' ', '-'),
+                    ours, = _measure_scenario(
+                        [Ours(_merged(scenario.ours_config, config))],
+                        engine, tmp,
+                        'o' + scenario.key + variant.replace(' ', '-'),
                         scenario, args.timeout)
                 if args.ours_only:
                     theirs = {label: candidate_scenarios.Figures(
                         NOT_MEASURED) for label in ours}
                 else:
-                    theirs = _measure_scenario(
-                        Theirs(theirs_python, config), engine, tmp,
+                    theirs, = _measure_scenario(
+                        [Theirs(theirs_python, config)], engine, tmp,
                         scenario.key + variant.replace(' ', '-'), scenario,
                         args.timeout)
-                queries = scenario.queries()
-                for label in ours:
-                    query = next((q for q in queries if q.label == label),
-                                 None)
-                    rows.append((engine.name, label, variant, query,
-                                 ours[label], theirs[label]))
+                rows.extend(_rows(engine, scenario, variant, ours, theirs))
+    return rows
+
+
+def _side_by_side(scenario, args):
+    """Whether both servers of ``scenario`` are measured side by side.
+
+    Where Placement is served once (one variant), with ours, and the
+    scenario has queries to time: their requests then take turns. The
+    scheduler loop, and the wide trees with Placement's two
+    configurations, are measured one server after the other.
+    """
+    return (not args.ours_only and len(scenario.variants) == 1
+            and not scenario.ours_follows_variants
+            and bool(scenario.queries()))
+
+
+def _rows(engine, scenario, variant, ours, theirs):
+    """The table's rows of one variant of ``scenario``."""
+    rows = []
+    queries = scenario.queries()
+    for label in ours:
+        query = next((q for q in queries if q.label == label), None)
+        rows.append((engine.name, label, variant, query, ours[label],
+                     theirs[label]))
     return rows
 
 
@@ -1290,8 +1347,11 @@ def conditions(args, theirs_python, engines):
         'machine: %d CPUs, %s %s %s; Python %s' % (
             os.cpu_count(), uname.system, uname.release, uname.machine,
             platform.python_version()),
-        'server: waitress %s, %d threads, one process each, one at a time' % (
-            ours('waitress'), SERVER_THREADS),
+        'server: waitress %s, %d threads, one process each, one at a time'
+        '%s' % (ours('waitress'), SERVER_THREADS,
+                '; the candidate queries of a shape with one Placement '
+                'configuration: both loaded, their requests taking turns'
+                if args.candidates else ''),
         'libraries: SQLAlchemy %s (ours) / %s (theirs), oslo.db %s / %s, '
         'PyMySQL %s / %s' % (
             ours('SQLAlchemy'), theirs('SQLAlchemy'), ours('oslo.db'),

@@ -100,7 +100,7 @@ class Query(object):
     """One timed GET.
 
     :param iterations: timed requests after the first (which checks the
-        answer) and a warm-up (time_query); fewer when the first took
+        answer) and a warm-up (time_alternately); fewer when the first took
         long.
     """
 
@@ -546,58 +546,110 @@ def peak_rss_mb(pid):
 
 
 # Untimed requests of each query after its first, at most so many and so
-# long (time_query).
+# long (time_alternately).
 WARM_UP_REQUESTS = 10
 WARM_UP_SECONDS = 3.0
 
 
-def time_query(make_client, query, timeout):
-    """Figures of ``query``: a first request, a warm-up, the timed ones."""
-    figures = Figures()
-    client = make_client(timeout)
-    try:
+class _Timing(object):
+    """One server's requests of one query, and their Figures."""
+
+    def __init__(self, client):
+        self.client = client
+        self.figures = Figures()
+        self.iterations = 0
+
+    @property
+    def live(self):
+        return self.figures.error is None
+
+    def first(self, query, timeout):
+        """The first request, which checks the answer.
+
+        After a slow one, that one is the only measure.
+        """
+        figures = self.figures
         began = time.perf_counter()
         try:
-            doc = client.call('GET', query.path)
+            doc = self.client.call('GET', query.path)
         except (TimeoutError, OSError) as exc:
             figures.error = 'no answer in %d s (%s)' % (
                 timeout, type(exc).__name__)
             figures.timed_out = True
             figures.seconds = timeout
-            return figures
+            return
         first = time.perf_counter() - began
         figures.candidates = len(doc['allocation_requests'])
-        iterations = query.iterations
+        self.iterations = query.iterations
         if first > 5.0:
             # One measure is all a slow answer gets.
-            iterations = 0
+            self.iterations = 0
             figures.latencies = [first]
             figures.seconds, figures.ops = first, 1
+
+    def untimed(self, query):
+        self.client.call('GET', query.path, parse=False)
+
+    def timed(self, query):
+        began = time.perf_counter()
+        body = self.client.call('GET', query.path, parse=False)
+        latency = time.perf_counter() - began
+        if not body.startswith(b'{'):
+            raise RuntimeError('not a JSON document')
+        self.figures.latencies.append(latency)
+        self.figures.seconds += latency
+        self.figures.ops += 1
+
+    def failed(self, exc):
+        self.figures.error = '%s: %s' % (type(exc).__name__, str(exc)[:300])
+
+
+def _each_live(timings, step):
+    """``step(timing)`` for each timing still measuring.
+
+    A failure ends that timing's measure, not the others'.
+    """
+    for timing in timings:
+        if timing.live:
+            try:
+                step(timing)
+            except Exception as exc:   # noqa: B902  reported in its figures
+                timing.failed(exc)
+
+
+def time_alternately(make_clients, query, timeout):
+    """Figures of ``query`` on each server, their requests taking turns.
+
+    Each server gets a first request, which checks the answer, and a
+    warm-up; then the timed requests alternate between the servers, in
+    turns ABBA, so that a server answers at the same moments of the
+    machine as the others, and in the same place in each turn as often.
+    On a shared machine, whose speed moves by a third from one minute to
+    the next, servers measured one after the other minutes apart would be
+    measured on different machines.
+    """
+    timings = [_Timing(make_client(timeout)) for make_client in make_clients]
+    try:
+        _each_live(timings, lambda timing: timing.first(query, timeout))
         # Untimed, on either side: the first requests after a load are
         # slower, most likely each meeting a database connection the load
         # opened, still cold for this query. Ours answered (e) on
         # PostgreSQL in 32 to 37 ms for its first 5 timed requests, then
         # in 27 to 33 (round 7 of the benchmark guide).
         warm_until = time.perf_counter() + WARM_UP_SECONDS
-        for _ in range(min(iterations, WARM_UP_REQUESTS)):
+        for _ in range(min(query.iterations, WARM_UP_REQUESTS)):
             if time.perf_counter() > warm_until:
                 break
-            client.call('GET', query.path, parse=False)
-        start = time.perf_counter()
-        for _ in range(iterations):
-            began = time.perf_counter()
-            body = client.call('GET', query.path, parse=False)
-            figures.latencies.append(time.perf_counter() - began)
-            if not body.startswith(b'{'):
-                raise RuntimeError('not a JSON document')
-        if iterations:
-            figures.seconds = time.perf_counter() - start
-            figures.ops = iterations
-    except Exception as exc:   # noqa: B902  a failing query is reported
-        figures.error = '%s: %s' % (type(exc).__name__, str(exc)[:300])
+            _each_live([t for t in timings if t.iterations],
+                       lambda timing: timing.untimed(query))
+        for turn in range(query.iterations):
+            order = timings if turn % 2 == 0 else timings[::-1]
+            _each_live([t for t in order if turn < t.iterations],
+                       lambda timing: timing.timed(query))
     finally:
-        client.close()
-    return figures
+        for timing in timings:
+            timing.client.close()
+    return [timing.figures for timing in timings]
 
 
 def _claim_order(requests, subset_size, rng):
