@@ -117,6 +117,4 @@ def setup_app(metrics_path=True):
     if counting:
         app = metrics_api.RequestMetrics(app,
                                          placement_prefix=placement_app.PREFIX)
-    app = middleware.RequestId(app)
-    app = middleware.ProxyHeaders(app, CONF)
-    return middleware.LargeBodyAsFile(app)
+    return middleware.server_facing(app, CONF)

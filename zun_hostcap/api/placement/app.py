@@ -151,6 +151,4 @@ def setup_standalone_app():
     app = middleware.RequestLogContext(app)
     if counting:
         app = metrics_api.RequestMetrics(app)
-    app = middleware.RequestId(app)
-    app = middleware.ProxyHeaders(app, CONF)
-    return middleware.LargeBodyAsFile(app)
+    return middleware.server_facing(app, CONF)
