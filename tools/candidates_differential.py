@@ -19,13 +19,16 @@ OpenStack Placement and a brute-force reference, on generated forests
 and requests; see its docstring) with ``--examples`` forests instead of
 CI's, without the test time-out, then prints its figures: forests,
 requests, answers alike, Placement's known differences by kind, time.
+With ``--engines``, ours on each engine named in turn (SQLite by
+default; MariaDB and PostgreSQL are oslo.db's opportunistic databases).
 
 Usage (with the Python of the functional tox environment, where
 openstack-placement's virtualenv was made by ``tools/placement_peer.py
 install``)::
 
     .tox/functional/bin/python tools/candidates_differential.py \\
-        --examples 3000 [--seed N | --seed random]
+        --examples 3000 [--seed N | --seed random] \\
+        [--engines sqlite,mysql,postgresql]
 
 A difference that is neither of the reference's nor a known one of
 Placement's ends the run: hypothesis shrinks it and prints it, with the
@@ -41,6 +44,19 @@ import tempfile
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TEST = 'zun_hostcap.tests.functional.test_candidates_differential'
+# The test case of ours on each engine.
+CASES = {'sqlite': 'TestCandidatesDifferential',
+         'mysql': 'TestCandidatesDifferentialMySQL',
+         'postgresql': 'TestCandidatesDifferentialPostgreSQL'}
+
+
+def engine_list(text):
+    engines = [name.strip() for name in text.split(',') if name.strip()]
+    unknown = set(engines) - set(CASES)
+    if not engines or unknown:
+        raise argparse.ArgumentTypeError(
+            'of %s, comma-separated' % ', '.join(CASES))
+    return engines
 
 
 def main(argv=None):
@@ -55,26 +71,40 @@ def main(argv=None):
     parser.add_argument('--progress', type=int, default=100,
                         help='print the figures so far every so many '
                         'forests (default %(default)s; 0: never)')
+    parser.add_argument('--engines', type=engine_list, default=['sqlite'],
+                        help='ours on each of %s in turn (comma-separated; '
+                        'default sqlite)' % ', '.join(CASES))
     args = parser.parse_args(argv)
     if args.seed != 'random':
         int(args.seed)
+    failed = False
+    for engine in args.engines:
+        failed = not _run(engine, args) or failed
+    return 1 if failed else 0
+
+
+def _run(engine, args):
+    """The test with ours on ``engine``, its figures printed; passed?"""
     with tempfile.TemporaryDirectory() as tmp:
         summary = os.path.join(tmp, 'figures.json')
         env = dict(os.environ,
                    ZUN_HOSTCAP_TEST_CANDIDATES_EXAMPLES=str(args.examples),
+                   ZUN_HOSTCAP_TEST_CANDIDATES_ENGINE_EXAMPLES=str(
+                       args.examples),
                    ZUN_HOSTCAP_TEST_CANDIDATES_SEED=args.seed,
                    ZUN_HOSTCAP_TEST_CANDIDATES_SUMMARY=summary,
                    ZUN_HOSTCAP_TEST_CANDIDATES_PROGRESS=str(args.progress),
                    # No time-out of the test: the run is as long as asked.
                    OS_TEST_TIMEOUT='0')
         result = subprocess.run(
-            [sys.executable, '-m', 'testtools.run', TEST], cwd=REPO,
-            env=env)
+            [sys.executable, '-m', 'testtools.run',
+             '%s.%s' % (TEST, CASES[engine])], cwd=REPO, env=env)
         if os.path.exists(summary):
             with open(summary) as f:
                 figures = json.load(f)
+            figures['engine'] = engine
             print(json.dumps(figures, indent=1, sort_keys=True))
-    return 1 if result.returncode else 0
+    return result.returncode == 0
 
 
 if __name__ == '__main__':

@@ -23,8 +23,11 @@ with resourceless groups) at microversions 1.10, 1.17, 1.25, 1.29,
 1.33, 1.36 and 1.39, each using only what its version allows.
 
 Each forest is loaded, under uuids of its own, through the HTTP API of
-both services: zun-hostcap-api (SQLite) and OpenStack Placement 16.0.0
-(``tools/placement_peer.py serve``, SQLite). Each request is asked of
+both services: zun-hostcap-api and OpenStack Placement 16.0.0
+(``tools/placement_peer.py serve``, SQLite). Ours runs on SQLite, and
+again on MariaDB and on PostgreSQL (the opportunistic databases of
+oslo.db, as the other functional tests use them): several of its
+statements are written for each engine. Each request is asked of
 both, without ``limit``, and of ``Reference``: a brute-force oracle of
 the semantics that tries every combination of providers on the tiny
 forest. Answers are compared order aside: allocation requests as a
@@ -46,6 +49,10 @@ traits are kept: they are created once). Knobs, for a long run by hand
 (``tools/candidates_differential.py --examples N`` sets them)::
 
     ZUN_HOSTCAP_TEST_CANDIDATES_EXAMPLES  forests (default 150)
+    ZUN_HOSTCAP_TEST_CANDIDATES_ENGINE_EXAMPLES
+                                          forests with ours on MariaDB,
+                                          and on PostgreSQL (default
+                                          100 each)
     ZUN_HOSTCAP_TEST_CANDIDATES_SEED      hypothesis's seed (default
                                           fixed, so CI is reproducible;
                                           "random" for a new one, shown
@@ -78,6 +85,8 @@ import uuid
 import fixtures
 import hypothesis
 from hypothesis import strategies as st
+from oslo_db.sqlalchemy import enginefacade
+from oslo_db.sqlalchemy import test_fixtures
 from oslotest import base
 from testtools import content as testtools_content
 
@@ -86,6 +95,9 @@ from zun_hostcap.tests.functional import base as functional_base
 TOOLS = functional_base.TOOLS
 
 EXAMPLES = int(os.environ.get('ZUN_HOSTCAP_TEST_CANDIDATES_EXAMPLES', 150))
+# Ours on MariaDB and on PostgreSQL: each a forest and its requests.
+ENGINE_EXAMPLES = int(os.environ.get(
+    'ZUN_HOSTCAP_TEST_CANDIDATES_ENGINE_EXAMPLES', 100))
 SEED = os.environ.get('ZUN_HOSTCAP_TEST_CANDIDATES_SEED', '20230')
 SUMMARY = os.environ.get('ZUN_HOSTCAP_TEST_CANDIDATES_SUMMARY')
 # Print the figures every so many forests (the long run's progress).
@@ -1144,18 +1156,51 @@ KNOWN_CASES = [
 
 # The services
 
+def sqlite_deleter(path):
+    """A forest's rows deleted from the SQLite file ``path``."""
+    def delete_rows():
+        conn = sqlite3.connect(path, timeout=30)
+        try:
+            with conn:
+                for table in FOREST_TABLES:
+                    conn.execute('DELETE FROM %s' % table)
+        finally:
+            conn.close()
+    return delete_rows
+
+
+def engine_deleter(engine):
+    """A forest's rows deleted through the SQLAlchemy ``engine``."""
+    def delete_rows():
+        with engine.begin() as conn:
+            mysql = conn.dialect.name == 'mysql'
+            if mysql:
+                # A provider's parent and root are rows of its own table:
+                # InnoDB checks them row by row, so no order of the rows
+                # goes (PostgreSQL checks at the end of the statement).
+                conn.exec_driver_sql('SET foreign_key_checks = 0')
+            try:
+                for table in FOREST_TABLES:
+                    conn.exec_driver_sql('DELETE FROM %s' % table)
+            finally:
+                if mysql:
+                    conn.exec_driver_sql('SET foreign_key_checks = 1')
+    return delete_rows
+
+
 class Service(object):
     """One Placement API over HTTP: one keep-alive connection.
 
     :param prefix: the path of the Placement API on the server.
-    :param database: its SQLite file.
+    :param delete_rows: deletes the rows of a forest from its database
+        (``sqlite_deleter``, ``engine_deleter``).
     """
 
-    def __init__(self, name, port, prefix, database):
+    def __init__(self, name, port, prefix, delete_rows):
         self.name = name
         self.port = port
         self.prefix = prefix
-        self.database = database
+        self.delete_rows = delete_rows
         self.conn = None
         self.requests = 0
 
@@ -1244,13 +1289,7 @@ class Service(object):
 
     def reset(self):
         """Delete the rows of the forest (classes and traits stay)."""
-        conn = sqlite3.connect(self.database, timeout=30)
-        try:
-            with conn:
-                for table in FOREST_TABLES:
-                    conn.execute('DELETE FROM %s' % table)
-        finally:
-            conn.close()
+        self.delete_rows()
 
     def candidates(self, request, uuid_of):
         return self.call('GET', '/allocation_candidates?' +
@@ -1389,15 +1428,23 @@ class Differential(object):
 class TestCandidatesDifferential(base.BaseTestCase):
     """Ours == reference; Placement == ours but for its known mistakes."""
 
+    # Forests of this test; the engines' variants take fewer.
+    examples = EXAMPLES
+
     def start_ours(self, tmp):
-        port = functional_base.free_port()
         database = os.path.join(tmp, 'ours.sqlite')
+        return self.serve_ours(tmp, 'sqlite:///' + database,
+                               sqlite_deleter(database))
+
+    def serve_ours(self, tmp, url, delete_rows):
+        """Ours on the database ``url``, its schema made: the Service."""
+        port = functional_base.free_port()
         config = functional_base.write_config(
             os.path.join(tmp, 'api.conf'), {
                 'DEFAULT': {'state_path': tmp},
                 'api': {'host': '127.0.0.1', 'port': port, 'workers': 1,
                         'auth_strategy': 'noauth2'},
-                'database': {'connection': 'sqlite:///' + database}})
+                'database': {'connection': url}})
         subprocess.run(functional_base.console_script(
             'zun-hostcap-db-manage') + ['--config-file', config, 'upgrade'],
             check=True, capture_output=True)
@@ -1405,7 +1452,7 @@ class TestCandidatesDifferential(base.BaseTestCase):
             'zun-hostcap-api', config, tmp))
         functional_base.wait_until_serving(
             self, api, 'http://127.0.0.1:%d/placement' % port)
-        return Service('ours', port, '/placement', database)
+        return Service('ours', port, '/placement', delete_rows)
 
     def start_theirs(self, tmp):
         script = os.path.join(TOOLS, 'placement_peer.py')
@@ -1423,8 +1470,8 @@ class TestCandidatesDifferential(base.BaseTestCase):
             os.path.join(tmp, 'placement.log')))
         functional_base.wait_until_serving(
             self, peer, 'http://127.0.0.1:%d/' % port, timeout=60)
-        return Service('placement', port, '',
-                       os.path.join(state, 'placement.sqlite'))
+        return Service('placement', port, '', sqlite_deleter(
+            os.path.join(state, 'placement.sqlite')))
 
     def setUp(self):
         super().setUp()
@@ -1449,7 +1496,7 @@ class TestCandidatesDifferential(base.BaseTestCase):
             self.assertIn(verdict, verdicts, request.describe())
 
         settings = hypothesis.settings(
-            max_examples=EXAMPLES, deadline=None, database=None,
+            max_examples=self.examples, deadline=None, database=None,
             print_blob=True, report_multiple_bugs=False,
             suppress_health_check=list(hypothesis.HealthCheck))
 
@@ -1472,3 +1519,30 @@ class TestCandidatesDifferential(base.BaseTestCase):
             if SUMMARY:
                 with open(SUMMARY, 'w') as f:
                     f.write(text + '\n')
+
+
+class _OnEngine(test_fixtures.OpportunisticDBTestMixin):
+    """Ours on MariaDB or PostgreSQL (Placement as above, on SQLite).
+
+    Several of our statements are written for the engine (the summaries
+    as its own text, the flat providers' statement, the DELETE of a
+    consumer): the same oracle judges them.
+    """
+
+    SKIP_ON_UNAVAILABLE_DB = not functional_base.CI
+    examples = ENGINE_EXAMPLES
+
+    def start_ours(self, tmp):
+        engine = enginefacade.writer.get_engine()
+        return self.serve_ours(
+            tmp, engine.url.render_as_string(hide_password=False),
+            engine_deleter(engine))
+
+
+class TestCandidatesDifferentialMySQL(_OnEngine, TestCandidatesDifferential):
+    FIXTURE = test_fixtures.MySQLOpportunisticFixture
+
+
+class TestCandidatesDifferentialPostgreSQL(_OnEngine,
+                                           TestCandidatesDifferential):
+    FIXTURE = test_fixtures.PostgresqlOpportunisticFixture
