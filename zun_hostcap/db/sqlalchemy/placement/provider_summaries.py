@@ -273,9 +273,9 @@ def _resource_text(dialect, used=None):
             _text(used) + '}')
 
 
-@functools.lru_cache(maxsize=64)
-def _grouped_statement(class_ids, with_traits, nested, by_root):
-    """The summaries of the providers ``ids`` names, grouped by provider.
+@functools.lru_cache(maxsize=128)
+def _grouped_statement(class_ids, with_traits, nested, by_root, as_range):
+    """The summaries of the providers asked for, grouped by provider.
 
     PostgreSQL. The same text as ``_summary_document``'s, but each
     provider's resources and traits come from a join grouped by
@@ -289,9 +289,29 @@ def _grouped_statement(class_ids, with_traits, nested, by_root):
     scan the inventories and traits of the whole database again (5
     statements for 25,000 providers took twice as long a provider as
     one statement for 5,000).
+
+    With ``as_range`` the ids are most of a range (``common.id_range``),
+    sent as its ends (``first``, ``last``) and an array of its
+    ``holes``. The ids are tested three times, and PostgreSQL estimates
+    the rows of each element of an array each time: the mixed set's
+    801 roots took 4.2 to 5.5 ms of planning, the range 1.3 to 1.6,
+    for a statement that runs in 12 to 19 ms.
     """
     dialect = 'postgresql'
-    ids = sa.bindparam('ids', type_=postgresql.ARRAY(sa.Integer))
+    if as_range:
+        first, last = sa.bindparam('first'), sa.bindparam('last')
+        holes = sa.bindparam('holes', type_=postgresql.ARRAY(sa.Integer))
+
+        def wanted(column):
+            # Its holes as a hashed subquery: of an array, each element's
+            # rows would be estimated again.
+            return sa.and_(column.between(first, last),
+                           column.not_in(sa.select(sa.func.unnest(holes))))
+    else:
+        ids = sa.bindparam('ids', type_=postgresql.ARRAY(sa.Integer))
+
+        def wanted(column):
+            return column == sa.any_(ids)
 
     def of_wanted(table, rp_col):
         """``table``'s rows of the providers asked for, and the join.
@@ -301,10 +321,10 @@ def _grouped_statement(class_ids, with_traits, nested, by_root):
         providers).
         """
         if not by_root:
-            return table, rp_col == sa.any_(ids)
+            return table, wanted(rp_col)
         member = RP.alias('summary_member')
         return (table.join(member, member.c.id == rp_col),
-                member.c.root_provider_id == sa.any_(ids))
+                wanted(member.c.root_provider_id))
 
     inventories, inventories_wanted = of_wanted(INV,
                                                 INV.c.resource_provider_id)
@@ -344,7 +364,7 @@ def _grouped_statement(class_ids, with_traits, nested, by_root):
     document = document + '}'
     rp_col = RP.c.root_provider_id if by_root else RP.c.id
     return (sa.select(document).select_from(froms)
-            .where(rp_col == sa.any_(ids)).order_by(RP.c.id))
+            .where(wanted(rp_col)).order_by(RP.c.id))
 
 
 def text(context, roots, only, class_ids, with_traits, nested, flat=False):
@@ -367,12 +387,15 @@ def text(context, roots, only, class_ids, with_traits, nested, flat=False):
     connection = context.session.connection()
     dialect = connection.dialect.name
     if dialect == 'postgresql':
+        ids = sorted(only if only is not None else roots)
+        found = common.id_range(ids)
         query = _grouped_statement(
             None if class_ids is None else frozenset(class_ids),
-            with_traits, nested, only is None)
-        ids = sorted(only if only is not None else roots)
+            with_traits, nested, only is None, found is not None)
+        params = ({'ids': ids} if found is None else
+                  dict(zip(('first', 'last', 'holes'), found)))
         return ', '.join(context.session.execute(
-            query, {'ids': ids}).scalars().all())
+            query, params).scalars().all())
     document = _summary_document(
         dialect, None if class_ids is None else frozenset(class_ids),
         with_traits, nested, flat=flat)

@@ -28,6 +28,7 @@ from zun_hostcap.common import exception
 from zun_hostcap.db.sqlalchemy.placement import aggregates as agg_db
 from zun_hostcap.db.sqlalchemy.placement import allocations as alloc_db
 from zun_hostcap.db.sqlalchemy.placement import candidates as cand_db
+from zun_hostcap.db.sqlalchemy.placement import common
 from zun_hostcap.db.sqlalchemy.placement import inventories as inv_db
 from zun_hostcap.db.sqlalchemy.placement import resource_classes
 from zun_hostcap.db.sqlalchemy.placement import resource_providers as rp_db
@@ -501,6 +502,41 @@ class CandidateTests(object):
         self.assertEqual({'pool', 'cn0', 'cn7'},
                          {self.names[uuid] for uuid in summaries})
 
+    def test_summaries_of_trees_that_are_most_of_a_range(self):
+        # Each tree's summaries are of its every provider; the trees
+        # asked for are named by their roots, read as the range of root
+        # ids less the others where they are most of it (all, then all
+        # but one here), else one by one.
+        for index in range(6):
+            self.provider('cn%d' % index, DISK_GB=100)
+        for index in range(6):
+            self.provider('numa%d' % index, 'cn%d' % index, VCPU=4)
+        self.provider('other', DISK_GB=100)
+        request = group(VCPU=1, DISK_GB=10)
+
+        def trees():
+            summaries = self.answer(request)['provider_summaries']
+            named = {self.names[uuid]: summary
+                     for uuid, summary in summaries.items()}
+            for name, summary in named.items():
+                root = 'cn' + name[-1]
+                self.assertEqual(self.uuids[root],
+                                 summary['root_provider_uuid'], name)
+            return sorted(named)
+        everything = sorted('%s%d' % (kind, index) for index in range(6)
+                            for kind in ('cn', 'numa'))
+        self.assertEqual(everything, trees())
+        self.allocate('numa2', VCPU=4)
+        self.assertEqual([name for name in everything
+                          if not name.endswith('2')], trees())
+        for index in (0, 1, 3, 4):
+            self.allocate('numa%d' % index, VCPU=4)
+        self.assertEqual(['cn5', 'numa5'], trees())
+        self.assertEqual(
+            {'DISK_GB': {'capacity': 100, 'used': 0}},
+            self.answer(request)['provider_summaries'][self.uuids['cn5']][
+                'resources'])
+
     def test_a_flat_request_asked_again(self):
         # The statement of a lone flat group is kept between requests:
         # the answer still follows the database, and requests that differ
@@ -569,3 +605,19 @@ class CandidatesTestCase(CandidateTests, base.TestCase):
     def setUp(self):
         super().setUp()
         self.database = self.useFixture(fixtures.Database())
+
+
+class IdRangeTestCase(base.TestCase):
+    """common.id_range: the ids asked for as a range less its holes."""
+
+    def test_most_of_a_range(self):
+        self.assertEqual((1, 5, []), common.id_range([1, 2, 3, 4, 5]))
+        self.assertEqual((3, 9, [5, 8]),
+                         common.id_range([3, 4, 6, 7, 9]))
+
+    def test_not_most_of_a_range(self):
+        # Half of the range or less, or too few to matter: one by one.
+        self.assertIsNone(common.id_range([1, 3, 5, 8]))
+        self.assertIsNone(common.id_range([1, 1000, 2000]))
+        self.assertIsNone(common.id_range([4, 5]))
+        self.assertIsNone(common.id_range([]))
