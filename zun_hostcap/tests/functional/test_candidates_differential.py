@@ -1175,9 +1175,10 @@ def engine_deleter(engine):
         with engine.begin() as conn:
             mysql = conn.dialect.name == 'mysql'
             if mysql:
-                # A provider's parent and root are rows of its own table:
-                # InnoDB checks them row by row, so no order of the rows
-                # goes (PostgreSQL checks at the end of the statement).
+                # A provider's parent and root are rows of its own table,
+                # and InnoDB checks each row as it deletes it: a DELETE of
+                # them all may meet a parent before its children
+                # (PostgreSQL checks at the end of the statement).
                 conn.exec_driver_sql('SET foreign_key_checks = 0')
             try:
                 for table in FOREST_TABLES:

@@ -294,8 +294,8 @@ def _grouped_statement(class_ids, with_traits, nested, by_root, as_range):
     sent as its ends (``first``, ``last``) and an array of its
     ``holes``. The ids are tested three times, and PostgreSQL estimates
     the rows of each element of an array each time: the mixed set's
-    801 roots took 4.2 to 5.5 ms of planning, the range 1.3 to 1.6,
-    for a statement that runs in 12 to 19 ms.
+    801 roots took 3.3 to 5.5 ms of planning, the range 1.0 to 1.6,
+    for a statement that runs in 11 to 19 ms.
     """
     dialect = 'postgresql'
     if as_range:
