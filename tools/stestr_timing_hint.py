@@ -50,7 +50,7 @@ ESTIMATES = (
     # Clusters and whole deployments: minutes each.
     (r'\.test_devstack_plugin\.', 200),
     (r'\.test_keystone_roles\.', 130),
-    (r'\.test_candidates_differential\..*(MySQL|PostgreSQL)\.', 90),
+    (r'\.test_candidates_differential\..*(MySQL|PostgreSQL)\.', 60),
     (r'\.test_candidates_differential\.', 150),
     (r'\.test_upgrade\.', 120),
     (r'\.test_cloud\.', 60),

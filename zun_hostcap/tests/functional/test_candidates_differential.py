@@ -52,7 +52,7 @@ traits are kept: they are created once). Knobs, for a long run by hand
     ZUN_HOSTCAP_TEST_CANDIDATES_ENGINE_EXAMPLES
                                           forests with ours on MariaDB,
                                           and on PostgreSQL (default
-                                          100 each)
+                                          50 each)
     ZUN_HOSTCAP_TEST_CANDIDATES_SEED      hypothesis's seed (default
                                           fixed, so CI is reproducible;
                                           "random" for a new one, shown
@@ -97,7 +97,7 @@ TOOLS = functional_base.TOOLS
 EXAMPLES = int(os.environ.get('ZUN_HOSTCAP_TEST_CANDIDATES_EXAMPLES', 150))
 # Ours on MariaDB and on PostgreSQL: each a forest and its requests.
 ENGINE_EXAMPLES = int(os.environ.get(
-    'ZUN_HOSTCAP_TEST_CANDIDATES_ENGINE_EXAMPLES', 100))
+    'ZUN_HOSTCAP_TEST_CANDIDATES_ENGINE_EXAMPLES', 50))
 SEED = os.environ.get('ZUN_HOSTCAP_TEST_CANDIDATES_SEED', '20230')
 SUMMARY = os.environ.get('ZUN_HOSTCAP_TEST_CANDIDATES_SUMMARY')
 # Print the figures every so many forests (the long run's progress).
