@@ -348,3 +348,135 @@ class TestAgainstBruteForce(base.TestCase):
             limited = found(space, limit=2, randomize=True)
             self.assertLessEqual(len(limited), 2)
             self.assertLessEqual(set(limited), set(candidates))
+
+
+def _walked_one_by_one(plan, anchors):
+    """The walks as they were before shapes: one an anchor."""
+    for anchor in anchors:
+        walk = search._AnchorWalk(plan, anchor, None)
+        if walk.viable():
+            yield walk.walk()
+
+
+def _repeated_space(rng):
+    """Copies of one random tree, some of them changed in one respect.
+
+    What a cloud of alike computes looks like to the walk, with the
+    differences each of which must tell two trees' shapes apart: an
+    option gone, another room in a class several levels take, other
+    traits, another parent, another root.
+    """
+    template = _random_space(rng)
+    while len(template.anchors) != 1 or len(template.levels) < 2:
+        template = _random_space(rng)
+    copies = rng.randint(2, 30)
+    step = 100
+    levels = [sp.Level(level.suffix, level.granular, level.resources, {})
+              for level in template.levels]
+    root_of, parent_of, room, traits_of = {}, {}, {}, {}
+    anchors = []
+    for copy in range(copies):
+        base = copy * step
+
+        def moved(rp):
+            return None if rp is None else rp + base
+        for rp, root in template.root_of.items():
+            root_of[moved(rp)] = moved(root)
+            parent_of[moved(rp)] = moved(template.parent_of.get(rp))
+            traits_of[moved(rp)] = set(template.traits_of.get(rp, ()))
+        for (rp, rc), value in template.room.items():
+            room[(moved(rp), rc)] = value
+        anchor = moved(template.anchors[0])
+        anchors.append(anchor)
+        for level, original in zip(levels, template.levels):
+            level.options[anchor] = [
+                moved(rp) for rp in original.options[template.anchors[0]]]
+        if rng.random() < 0.4:
+            change = rng.choice(['option', 'room', 'traits', 'parent',
+                                 'root'])
+            providers = [rp for rp in root_of if root_of[rp] == anchor]
+            rp = rng.choice(providers)
+            if change == 'option':
+                level = rng.choice(levels)
+                if len(level.options[anchor]) > 1:
+                    level.options[anchor].pop(
+                        rng.randrange(len(level.options[anchor])))
+            elif change == 'room':
+                for rc in (VCPU, MEM, VF):
+                    room[(rp, rc)] = rng.randint(1, 4)
+            elif change == 'traits':
+                traits_of[rp] = set(rng.sample([10, 20, 30],
+                                               rng.randint(0, 2)))
+            elif change == 'root':
+                # A tree of its own, as a sharing provider is.
+                leaves = [other for other in providers
+                          if other != anchor and other not in
+                          parent_of.values()]
+                if leaves:
+                    rp = rng.choice(leaves)
+                    parent_of[rp], root_of[rp] = None, rp
+            elif rp != anchor:
+                # Under another provider of its tree, not one below it.
+                above = [other for other in providers if other != rp and
+                         not _is_below(parent_of, other, rp)]
+                parent_of[rp] = rng.choice(above)
+    return sp.SearchSpace(
+        levels, anchors, root_of, room=room, parent_of=parent_of,
+        same_subtrees=template.same_subtrees,
+        unsuffixed_required=template.unsuffixed_required,
+        traits_of=traits_of, isolate=template.isolate,
+        nested_aware=template.nested_aware)
+
+
+def _is_below(parent_of, rp, top):
+    while rp is not None:
+        if rp == top:
+            return True
+        rp = parent_of.get(rp)
+    return False
+
+
+class TestAlikeTrees(base.TestCase):
+    """Anchors of one shape share one walk (search._walks_by_shape)."""
+
+    def test_alike_trees_are_walked_once(self):
+        space = wide_space(computes=50, pfs=4, groups=3)
+        counter = _Counting(self)
+        candidates = found(space)
+        self.assertEqual(50 * math.perm(4, 3), len(candidates))
+        tried_for_all = counter.tried
+        found(wide_space(computes=1, pfs=4, groups=3))
+        self.assertEqual(tried_for_all, counter.tried - tried_for_all)
+        self.assertEqual(set(range(1000, 51000, 1000)),
+                         {space.root_of[c[0]] for c in candidates})
+
+    def test_the_same_candidates_in_the_same_order(self):
+        rng = random.Random(31)
+        ways = (search._walks_by_shape, _walked_one_by_one)
+        for _ in range(200):
+            space = _repeated_space(rng)
+            by_shape, one_by_one = [], []
+            for walks, answers in zip(ways, (by_shape, one_by_one)):
+                self.patch(search, '_walks_by_shape', walks)
+                answers.extend([
+                    found(space), found(space, limit=3),
+                    found(space, strategy=rq.BREADTH_FIRST),
+                    found(space, strategy=rq.BREADTH_FIRST, limit=5)])
+            self.assertEqual(one_by_one, by_shape)
+            self.assertEqual(_brute_force(space),
+                             set(keys(space, by_shape[0])))
+
+    def test_many_shapes_are_walked_one_by_one(self):
+        # Every tree its own room: as many shapes as trees.
+        space = wide_space(computes=200, pfs=3, groups=2, isolate=False)
+        for c in range(200):
+            space.room[(1000 * (c + 1) + 1, VF)] = 2 + c
+        shapes = []
+        original = search._Plan.shape
+
+        def shape(plan, anchor):
+            shapes.append(anchor)
+            return original(plan, anchor)
+        self.patch(search._Plan, 'shape', shape)
+        self.assertEqual(200 * 9, len(found(space)))
+        self.assertEqual(search._SHAPES_TRIED, len(shapes))
