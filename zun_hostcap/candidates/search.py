@@ -475,8 +475,13 @@ def _walks_by_shape(plan, anchors):
         yield recording.replay(providers)
     else:
         return
-    for anchor in anchors[seen:]:
-        walk = _AnchorWalk(plan, anchor, None)
+    yield from _walks_one_by_one(plan, anchors[seen:])
+
+
+def _walks_one_by_one(plan, anchors, rng=None):
+    """The walk of each viable anchor, each its own."""
+    for anchor in anchors:
+        walk = _AnchorWalk(plan, anchor, rng)
         if walk.viable():
             yield walk.walk()
 
@@ -612,10 +617,7 @@ def search(space, options=candidate_request.SearchOptions(), limit=None):
             return
         if rng is not None:
             # Each walk shuffles its own options.
-            for anchor in anchors:
-                walk = _AnchorWalk(plan, anchor, rng)
-                if walk.viable():
-                    yield walk.walk()
+            yield from _walks_one_by_one(plan, anchors, rng)
             return
         yield from _walks_by_shape(plan, anchors)
 

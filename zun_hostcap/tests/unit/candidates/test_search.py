@@ -350,14 +350,6 @@ class TestAgainstBruteForce(base.TestCase):
             self.assertLessEqual(set(limited), set(candidates))
 
 
-def _walked_one_by_one(plan, anchors):
-    """The walks as they were before shapes: one an anchor."""
-    for anchor in anchors:
-        walk = search._AnchorWalk(plan, anchor, None)
-        if walk.viable():
-            yield walk.walk()
-
-
 def _repeated_space(rng):
     """Copies of one random tree, some of them changed in one respect.
 
@@ -452,7 +444,8 @@ class TestAlikeTrees(base.TestCase):
 
     def test_the_same_candidates_in_the_same_order(self):
         rng = random.Random(31)
-        ways = (search._walks_by_shape, _walked_one_by_one)
+        # The walks as they were before shapes: one an anchor.
+        ways = (search._walks_by_shape, search._walks_one_by_one)
         for _ in range(200):
             space = _repeated_space(rng)
             by_shape, one_by_one = [], []
